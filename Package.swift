@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "larder",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "larder", targets: ["larder"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // Pure: HTTP/1.1 heads, incremental parser, serializer, chunked coding, dates.
+        .target(name: "HTTPWire", swiftSettings: strict),
+        // Pure: config model, routes, cache keys, RFC 9111 decisions.
+        .target(name: "CachePolicy", dependencies: ["HTTPWire"], swiftSettings: strict),
+        // libcurl, with typed shims for its variadic functions.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "Upstream",
+            dependencies: ["CCurl", "HTTPWire", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Proxy",
+            dependencies: [
+                "HTTPWire", "CachePolicy", "Upstream",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "larder",
+            dependencies: [
+                "Proxy", "CachePolicy",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["HTTPWire", "larder"],
+            swiftSettings: strict
+        ),
+    ]
+)
