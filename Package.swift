@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Pure: HTTP/1.1 heads, incremental parser, serializer, chunked coding, dates.
@@ -24,6 +25,17 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib's crc32, for body checksums.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "CacheStore",
+            dependencies: [
+                "HTTPWire", "CachePolicy", "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "Upstream",
             dependencies: ["CCurl", "HTTPWire", .product(name: "Logging", package: "swift-log")],
@@ -32,7 +44,7 @@ let package = Package(
         .target(
             name: "Proxy",
             dependencies: [
-                "HTTPWire", "CachePolicy", "Upstream",
+                "HTTPWire", "CachePolicy", "CacheStore", "Upstream",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -48,6 +60,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy"], swiftSettings: strict),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["HTTPWire", "larder"],
