@@ -1,0 +1,24 @@
+import HTTPWire
+
+extension RFC9111 {
+    /// Whether `entry` may be served when the origin fails (a 500, 502, 503 or 504, or no answer) while it is
+    /// being fetched or validated (RFC 5861 §4): the request's `stale-if-error`, else the response's, bounds how
+    /// stale it may be; without either, no. Never when the response forbids stale use: `must-revalidate`,
+    /// `proxy-revalidate`, `s-maxage` or `no-cache` (RFC 9111 §4.2.4).
+    public static func staleIfErrorAllowed(
+        entry: StoredEntryView,
+        now: Int64,
+        requestCacheControl: CacheControl,
+        heuristicFreshnessCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap
+    ) -> Bool {
+        let given = CacheControl(parsing: entry.response.headers)
+        guard !given.forbidsStale, let limit = requestCacheControl.staleIfError ?? given.staleIfError else {
+            return false
+        }
+        let lifetime = freshnessLifetime(
+            of: entry.response, responseTime: entry.times.responseTime, heuristicCap: heuristicFreshnessCap
+        ).seconds
+        let staleness = currentAge(of: entry.response, times: entry.times, now: now) - lifetime
+        return staleness <= limit
+    }
+}
