@@ -71,8 +71,9 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
             return .failure(.unsupportedScheme(scheme))
         }
         for byte in bytes {
-            if byte <= HTTPSyntax.space || byte == 0x7F {
-                return .failure(.badTarget("it contains a space or a control character"))
+            // ASCII only, as a URI is (RFC 3986 §2); see `RequestParser.parseRequestLine` for why it matters here.
+            if byte <= HTTPSyntax.space || byte >= 0x7F {
+                return .failure(.badTarget("it has a space, a control character or a non-ASCII byte"))
             }
             // RFC 9112 §3.2.2 has no fragment in absolute-form; a client must not send one.
             if byte == 0x23 {

@@ -62,21 +62,13 @@ extension RequestParser {
             if targetBytes.isEmpty {
                 return .failure(.badRequestLine("the target is empty"))
             }
-            var isASCII = true
-            for byte in targetBytes {
-                if byte <= HTTPSyntax.space || byte == 0x7F {
-                    return .failure(.badRequestLine("the target contains a space or a control character"))
-                }
-                if byte >= 0x80 { isASCII = false }
+            // RFC 9112 §3.2: a target is a URI, so ASCII; anything else must arrive percent-encoded. Raw UTF-8 is
+            // refused because Swift compares Strings by canonical equivalence: two byte sequences an origin tells
+            // apart (NFC and NFD "é") would compare, and hash, equal in a cache key.
+            for byte in targetBytes where byte <= HTTPSyntax.space || byte >= 0x7F {
+                return .failure(.badRequestLine("the target has a space, a control character or a non-ASCII byte"))
             }
-            let target: String
-            if isASCII {
-                target = String(decoding: targetBytes, as: UTF8.self)
-            } else if let decoded = String(validating: targetBytes, as: UTF8.self) {
-                target = decoded
-            } else {
-                return .failure(.badRequestLine("the target is not valid UTF-8"))
-            }
+            let target = String(decoding: targetBytes, as: UTF8.self)
             let version: HTTPVersion
             switch Self.parseVersion(UnsafeBufferPointer(rebasing: line[(lastSpace + 1)...])) {
             case .success(let parsed): version = parsed

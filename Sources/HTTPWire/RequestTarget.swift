@@ -30,8 +30,8 @@ public enum RequestTarget: Sendable, Equatable {
         }
         if target.utf8.first == 0x2F {
             for byte in target.utf8 {
-                if byte <= HTTPSyntax.space || byte == 0x7F {
-                    throw .badTarget("it contains a space or a control character")
+                if byte <= HTTPSyntax.space || byte >= 0x7F {
+                    throw .badTarget("it has a space, a control character or a non-ASCII byte")
                 }
                 if byte == 0x23 { throw .badTarget("it has a fragment (\"#\")") }
             }

@@ -1,10 +1,12 @@
 import HTTPWire
 import Testing
 
-@Test("each hop-by-hop field is removed whatever its case", arguments: [
-    "Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization", "Proxy-Authenticate", "TE", "Trailer",
-    "Transfer-Encoding", "Upgrade", "connection", "KEEP-ALIVE", "te",
-])
+@Test(
+    "each hop-by-hop field is removed whatever its case",
+    arguments: [
+        "Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authorization", "Proxy-Authenticate", "TE", "Trailer",
+        "Transfer-Encoding", "Upgrade", "connection", "KEEP-ALIVE", "te",
+    ])
 func hopByHopFieldRemoved(name: String) {
     let headers: HTTPHeaders = ["Host": "a", name: "x", "Accept": "*/*"]
     #expect(headers.removingHopByHop() == ["Host": "a", "Accept": "*/*"])

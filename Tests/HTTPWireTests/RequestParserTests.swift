@@ -83,8 +83,10 @@ private let validRequests: [ParserFixture] = [
     ParserFixture(
         "an empty line between pipelined requests is skipped",
         "POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\nx\r\nGET / HTTP/1.1\r\n\r\n",
-        [.head("POST", "/", .http1_1, ["Content-Length": "1"], framing: .length(1)), .text("x"), .end,
-         .head("GET", "/"), .end]
+        [
+            .head("POST", "/", .http1_1, ["Content-Length": "1"], framing: .length(1)), .text("x"), .end,
+            .head("GET", "/"), .end,
+        ]
     ),
     ParserFixture(
         "repeated fields stay separate, in order, with their original case",
@@ -99,13 +101,20 @@ private let validRequests: [ParserFixture] = [
     ParserFixture(
         "bare LF ends lines as well as CRLF",
         "POST / HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n1\nx\n0\n\n",
-        [.head("POST", "/", .http1_1, ["Host": "a", "Transfer-Encoding": "chunked"], framing: .chunked),
-         .text("x"), .end]
+        [
+            .head("POST", "/", .http1_1, ["Host": "a", "Transfer-Encoding": "chunked"], framing: .chunked),
+            .text("x"), .end,
+        ]
     ),
     ParserFixture(
-        "UTF-8 in a field value and in the target is kept",
-        "GET /caf\u{E9} HTTP/1.1\r\nX-Name: Jos\u{E9}\r\n\r\n",
-        [.head("GET", "/caf\u{E9}", .http1_1, ["X-Name": "Jos\u{E9}"]), .end]
+        "UTF-8 in a field value is kept",
+        "GET / HTTP/1.1\r\nX-Name: Jos\u{E9}\r\n\r\n",
+        [.head("GET", "/", .http1_1, ["X-Name": "Jos\u{E9}"]), .end]
+    ),
+    ParserFixture(
+        "invalid UTF-8 in a field value is replaced, not rejected",
+        bytes: Array("GET / HTTP/1.1\r\nX-Raw: a".utf8) + [0xFF] + Array("b\r\n\r\n".utf8),
+        [.head("GET", "/", .http1_1, ["X-Raw": "a\u{FFFD}b"]), .end]
     ),
     ParserFixture(
         "CONNECT with an authority-form target has no body",
@@ -175,7 +184,7 @@ private let malformedRequests: [MalformedFixture] = [
     ),
     MalformedFixture(
         "two spaces between method and target", "GET  / HTTP/1.1\r\n\r\n",
-        .badRequestLine("the target contains a space or a control character"), 400
+        .badRequestLine("the target has a space, a control character or a non-ASCII byte"), 400
     ),
     MalformedFixture(
         "a method that is not a token", "G(T / HTTP/1.1\r\n\r\n", .badRequestLine("the method is not a token"), 400
@@ -186,11 +195,16 @@ private let malformedRequests: [MalformedFixture] = [
     ),
     MalformedFixture(
         "a control character in the target", "GET /a\u{1}b HTTP/1.1\r\n\r\n",
-        .badRequestLine("the target contains a space or a control character"), 400
+        .badRequestLine("the target has a space, a control character or a non-ASCII byte"), 400
     ),
     MalformedFixture(
-        "a target that is not UTF-8", bytes: Array("GET /a".utf8) + [0xFF] + Array(" HTTP/1.1\r\n\r\n".utf8),
-        .badRequestLine("the target is not valid UTF-8"), 400
+        "a target with raw UTF-8 (it must be percent-encoded)", "GET /caf\u{E9} HTTP/1.1\r\n\r\n",
+        .badRequestLine("the target has a space, a control character or a non-ASCII byte"), 400
+    ),
+    MalformedFixture(
+        "a target with a byte that is not UTF-8",
+        bytes: Array("GET /a".utf8) + [0xFF] + Array(" HTTP/1.1\r\n\r\n".utf8),
+        .badRequestLine("the target has a space, a control character or a non-ASCII byte"), 400
     ),
     MalformedFixture(
         "a lowercase protocol name", "GET / http/1.1\r\n\r\n", .badRequestLine("the version is not HTTP/x.y"), 400
@@ -418,8 +432,11 @@ func insideMessage() {
     #expect(!parser.isInsideMessage)
     parser.append(Array("POST / HTTP/1.1\r\nContent-Length: 4\r\n\r\nab".utf8))
     #expect(!parser.isInsideMessage)
-    #expect(parser.next() == .head(RequestHead(method: "POST", target: "/", headers: ["Content-Length": "4"]),
-                                   framing: .length(4)))
+    #expect(
+        parser.next()
+            == .head(
+                RequestHead(method: "POST", target: "/", headers: ["Content-Length": "4"]),
+                framing: .length(4)))
     #expect(parser.isInsideMessage)
     #expect(parser.next() == .body(Array("ab".utf8)))
     #expect(parser.next() == nil)

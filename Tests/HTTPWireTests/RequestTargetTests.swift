@@ -22,7 +22,8 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(method) \(target)" }
 }
 
-private func url(_ scheme: String, _ host: String, _ port: Int, _ path: String, _ query: String? = nil) -> RequestTarget {
+private func url(_ scheme: String, _ host: String, _ port: Int, _ path: String, _ query: String? = nil) -> RequestTarget
+{
     .absolute(AbsoluteURL(scheme: scheme, host: host, port: port, path: path, query: query))
 }
 
@@ -59,7 +60,8 @@ private let targets: [TargetCase] = [
     TargetCase("GET", "http://example.com:65536/", throws: .badTarget("the port is not a number from 1 to 65535")),
     TargetCase("GET", "http://example.com:8o/", throws: .badTarget("the port is not a number from 1 to 65535")),
     TargetCase("GET", "http://[::1/", throws: .badTarget("an IPv6 address has no closing \"]\"")),
-    TargetCase("GET", "http://[::1]x/", throws: .badTarget("an IPv6 address is followed by something other than a port")),
+    TargetCase(
+        "GET", "http://[::1]x/", throws: .badTarget("an IPv6 address is followed by something other than a port")),
     TargetCase("GET", "http://[example]/", throws: .badTarget("the host is not an IPv6 address")),
     TargetCase(
         "GET", "http://exa%6Dple.com/",
@@ -72,6 +74,11 @@ private let targets: [TargetCase] = [
     TargetCase(
         "GET", "example.com:80",
         throws: .badTarget("it is neither a path starting with \"/\" nor an absolute http(s) URL")
+    ),
+    TargetCase("GET", "/caf\u{E9}", throws: .badTarget("it has a space, a control character or a non-ASCII byte")),
+    TargetCase(
+        "GET", "http://example.com/caf\u{E9}",
+        throws: .badTarget("it has a space, a control character or a non-ASCII byte")
     ),
     TargetCase("GET", "*", throws: .badTarget("\"*\" is allowed only with OPTIONS")),
     TargetCase("CONNECT", "example.com", throws: .badTarget("CONNECT needs host:port")),
@@ -89,15 +96,17 @@ func requestTarget(_ testCase: TargetCase) {
     #expect(parsed == testCase.expected)
 }
 
-@Test("an absolute URL's authority brackets IPv6 and shows only a non-default port", arguments: [
-    ("http://example.com/", "example.com", "http://example.com/"),
-    ("http://example.com:80/a?b", "example.com", "http://example.com/a?b"),
-    ("http://example.com:8080/a", "example.com:8080", "http://example.com:8080/a"),
-    ("https://example.com:443", "example.com", "https://example.com/"),
-    ("https://example.com:80/", "example.com:80", "https://example.com:80/"),
-    ("HTTP://[::1]:8443/x?", "[::1]:8443", "http://[::1]:8443/x?"),
-    ("http://[::1]/", "[::1]", "http://[::1]/"),
-])
+@Test(
+    "an absolute URL's authority brackets IPv6 and shows only a non-default port",
+    arguments: [
+        ("http://example.com/", "example.com", "http://example.com/"),
+        ("http://example.com:80/a?b", "example.com", "http://example.com/a?b"),
+        ("http://example.com:8080/a", "example.com:8080", "http://example.com:8080/a"),
+        ("https://example.com:443", "example.com", "https://example.com/"),
+        ("https://example.com:80/", "example.com:80", "https://example.com:80/"),
+        ("HTTP://[::1]:8443/x?", "[::1]:8443", "http://[::1]:8443/x?"),
+        ("http://[::1]/", "[::1]", "http://[::1]/"),
+    ])
 func absoluteURLAuthority(text: String, authority: String, description: String) throws {
     let url = try #require(AbsoluteURL(string: text))
     #expect(url.authority == authority)
@@ -105,20 +114,24 @@ func absoluteURLAuthority(text: String, authority: String, description: String) 
     #expect(AbsoluteURL(string: url.description) == url)
 }
 
-@Test("pathAndQuery is what goes into an origin-form request line", arguments: [
-    ("http://example.com", "/"),
-    ("http://example.com/a/b", "/a/b"),
-    ("http://example.com/a?x=1&y", "/a?x=1&y"),
-    ("http://example.com?", "/?"),
-])
+@Test(
+    "pathAndQuery is what goes into an origin-form request line",
+    arguments: [
+        ("http://example.com", "/"),
+        ("http://example.com/a/b", "/a/b"),
+        ("http://example.com/a?x=1&y", "/a?x=1&y"),
+        ("http://example.com?", "/?"),
+    ])
 func pathAndQuery(text: String, expected: String) throws {
     #expect(try #require(AbsoluteURL(string: text)).pathAndQuery == expected)
 }
 
-@Test("AbsoluteURL(string:) is nil for anything but an absolute http(s) URL", arguments: [
-    "", "/relative", "example.com", "ftp://example.com/", "http://", "http://user@host/", "http://host/a#f",
-    "http://host/a b", "mailto:a@example.com",
-])
+@Test(
+    "AbsoluteURL(string:) is nil for anything but an absolute http(s) URL",
+    arguments: [
+        "", "/relative", "example.com", "ftp://example.com/", "http://", "http://user@host/", "http://host/a#f",
+        "http://host/a b", "mailto:a@example.com",
+    ])
 func absoluteURLRejects(text: String) {
     #expect(AbsoluteURL(string: text) == nil)
 }

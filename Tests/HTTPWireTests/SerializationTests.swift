@@ -15,11 +15,13 @@ func responseHeadSerialized() {
     )
 }
 
-@Test("a status line keeps the space before an empty reason", arguments: [
-    (ResponseHead(status: 299), "HTTP/1.1 299 \r\n\r\n"),
-    (ResponseHead(version: .http1_0, status: 404), "HTTP/1.0 404 Not Found\r\n\r\n"),
-    (ResponseHead(status: 502, reason: "Upstream Unreachable"), "HTTP/1.1 502 Upstream Unreachable\r\n\r\n"),
-])
+@Test(
+    "a status line keeps the space before an empty reason",
+    arguments: [
+        (ResponseHead(status: 299), "HTTP/1.1 299 \r\n\r\n"),
+        (ResponseHead(version: .http1_0, status: 404), "HTTP/1.0 404 Not Found\r\n\r\n"),
+        (ResponseHead(status: 502, reason: "Upstream Unreachable"), "HTTP/1.1 502 Upstream Unreachable\r\n\r\n"),
+    ])
 func statusLine(head: ResponseHead, expected: String) {
     #expect(text(head.serialized()) == expected)
 }
@@ -48,9 +50,12 @@ func requestHeadRoundTrip() {
     #expect(parser.next() == .end)
 }
 
-@Test("a chunk header is the size in lowercase hex and CRLF", arguments: [
-    (0x1a2b, "1a2b\r\n"), (1, "1\r\n"), (15, "f\r\n"), (16, "10\r\n"), (0, "0\r\n"), (Int.max, "7fffffffffffffff\r\n"),
-])
+@Test(
+    "a chunk header is the size in lowercase hex and CRLF",
+    arguments: [
+        (0x1a2b, "1a2b\r\n"), (1, "1\r\n"), (15, "f\r\n"), (16, "10\r\n"), (0, "0\r\n"),
+        (Int.max, "7fffffffffffffff\r\n"),
+    ])
 func chunkHeader(size: Int, expected: String) {
     #expect(text(ChunkedEncoding.chunkHeader(size: size)) == expected)
 }
