@@ -1,10 +1,12 @@
 /// Byte classes of the HTTP grammar (RFC 9110 §5.6, RFC 9112 §2), tested without building Strings.
 enum HTTPSyntax {
-    static let cr: UInt8 = 0x0D
-    static let lf: UInt8 = 0x0A
-    static let space: UInt8 = 0x20
-    static let tab: UInt8 = 0x09
-    static let colon: UInt8 = 0x3A
+    // Computed rather than `static let`, which outside whole-module optimisation costs a lazy-initialisation
+    // check on every read in the scanning loops.
+    static var cr: UInt8 { 0x0D }
+    static var lf: UInt8 { 0x0A }
+    static var space: UInt8 { 0x20 }
+    static var tab: UInt8 { 0x09 }
+    static var colon: UInt8 { 0x3A }
 
     /// `tchar` (RFC 9110 §5.6.2): the characters a method or field name may contain.
     @inline(__always)

@@ -74,9 +74,11 @@ extension RequestParser {
             case .success(let parsed): version = parsed
             case .failure(let error): return .failure(error)
             }
-            return .success(
-                PartialHead(method: String(decoding: method, as: UTF8.self), target: target, version: version)
-            )
+            var partial = PartialHead(
+                method: String(decoding: method, as: UTF8.self), target: target, version: version)
+            // Typical requests carry 5 to 15 fields; one allocation up front instead of four doublings.
+            partial.fields.reserveCapacity(16)
+            return .success(partial)
         }
     }
 

@@ -280,6 +280,11 @@ public struct RequestParser: Sendable {
     }
 
     private mutating func finishHead(_ partial: PartialHead) -> Step {
+        // RFC 9112 §3.2: a request with more than one Host field line must get a 400; with two, the proxy and the
+        // origin could disagree about which site a response belongs to.
+        if partial.fields.lazy.filter({ $0.name.equalsIgnoringASCIICase("Host") }).dropFirst().first != nil {
+            return fail(.badHeader("more than one Host field"))
+        }
         let framing: BodyFraming
         switch Self.framing(of: partial.fields, version: partial.version) {
         case .success(let found): framing = found

@@ -6,7 +6,7 @@ public enum WireError: Error, Sendable, Equatable {
     /// The request line exceeds `RequestParser.Limits.maxRequestLineBytes` (RFC 9112 §3).
     case uriTooLong
     /// A field line is malformed: obs-fold, no colon, whitespace before the colon, a name that is not a token,
-    /// or NUL, CR or LF in the value (RFC 9112 §5).
+    /// NUL, CR or LF in the value (RFC 9112 §5); or the request has more than one `Host` field (RFC 9112 §3.2).
     case badHeader(String)
     /// The header section exceeds `maxHeaderBytes` or `maxHeaderCount` (RFC 6585 §5).
     case headersTooLarge

@@ -267,6 +267,9 @@ private let malformedRequests: [MalformedFixture] = [
         .badHeader("a line ends in a CR without LF"), 400
     ),
     MalformedFixture(
+        "two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", .badHeader("more than one Host field"), 400
+    ),
+    MalformedFixture(
         "a header section over the byte limit",
         "GET / HTTP/1.1\r\nA: " + String(repeating: "x", count: 46) + "\r\nB: 1\r\nC: 2\r\n\r\n", limits: small,
         .headersTooLarge, 431

@@ -1,0 +1,13 @@
+extension RequestParser {
+    /// Hands over every byte not yet parsed and stops parsing. After a successful CONNECT, whatever
+    /// the client sent behind the request head belongs to the tunnel, not to HTTP.
+    public mutating func takeBufferedBytes() -> [UInt8] {
+        let rest = directBody + buffer[readIndex...]
+        buffer = []
+        readIndex = 0
+        directBody = []
+        lineScanned = 0
+        state = .finished
+        return rest
+    }
+}
