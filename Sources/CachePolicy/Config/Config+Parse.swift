@@ -1,0 +1,89 @@
+extension Config {
+    /// Parses and validates a config file; every problem is reported at once.
+    public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(bytes)
+        } catch {
+            throw ConfigError(problems: [ConfigProblem(path: "$", reason: "not valid JSON (\(error))")])
+        }
+        var problems: [ConfigProblem] = []
+        guard var root = ObjectReader(document, path: "$", problems: &problems) else {
+            throw ConfigError(problems: problems)
+        }
+        var config = Config()
+        config.read(from: &root)
+        problems += root.finished()
+        if !problems.isEmpty { throw ConfigError(problems: problems) }
+        return config
+    }
+
+    private mutating func read(from root: inout ObjectReader) {
+        if let text = root.string("listen") {
+            if let address = ListenAddress(text) {
+                listen = address
+            } else {
+                root.fail("listen", "\"\(text)\" is not HOST:PORT (e.g. \"127.0.0.1:3128\" or \"[::1]:3128\")")
+            }
+        }
+        if let ranges = root.strings("allow") { allow = Self.cidrs(ranges, key: "allow", in: &root) }
+        if let ranges = root.strings("denyDestinations") {
+            denyDestinations = Self.cidrs(ranges, key: "denyDestinations", in: &root)
+        }
+        if let elements = root.array("connectPorts") {
+            connectPorts = []
+            for (index, element) in elements.enumerated() {
+                guard case .number(let number) = element, let port = Int(exactly: number), (1...65535).contains(port) else {
+                    root.fail("connectPorts[\(index)]", "expected a port number from 1 to 65535")
+                    continue
+                }
+                connectPorts.append(port)
+            }
+        }
+        if let name = root.string("via") {
+            if name.isEmpty || name.contains(where: { $0 == " " || $0 == "," }) {
+                root.fail("via", "must be one token without spaces or commas")
+            } else {
+                viaName = name
+            }
+        }
+        if var log = root.object("log") {
+            if let level = log.string("level") {
+                if Self.logLevels.contains(level) {
+                    logLevel = level
+                } else {
+                    log.fail("level", "\"\(level)\" is not one of \(Self.logLevels.joined(separator: ", "))")
+                }
+            }
+            root.absorb(log)
+        }
+        if var section = root.object("timeouts") {
+            timeouts.headerMilliseconds = section.milliseconds("header") ?? timeouts.headerMilliseconds
+            timeouts.idleMilliseconds = section.milliseconds("idle") ?? timeouts.idleMilliseconds
+            timeouts.connectMilliseconds = section.milliseconds("connect") ?? timeouts.connectMilliseconds
+            timeouts.readMilliseconds = section.milliseconds("read") ?? timeouts.readMilliseconds
+            timeouts.drainMilliseconds = section.milliseconds("drain") ?? timeouts.drainMilliseconds
+            root.absorb(section)
+        }
+        if var section = root.object("limits") {
+            limits.maxConnections = section.integer("maxConnections", in: 1...1_000_000) ?? limits.maxConnections
+            if let bytes = section.bytes("requestLine") { limits.maxRequestLineBytes = Int(bytes) }
+            if let bytes = section.bytes("headers") { limits.maxHeaderBytes = Int(bytes) }
+            root.absorb(section)
+        }
+    }
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    private static func cidrs(_ texts: [String], key: String, in reader: inout ObjectReader) -> [CIDR] {
+        var ranges: [CIDR] = []
+        for (index, text) in texts.enumerated() {
+            if let range = CIDR(text) {
+                ranges.append(range)
+            } else {
+                reader.fail("\(key)[\(index)]", "\"\(text)\" is not an address range such as \"127.0.0.0/8\" or \"::1/128\"")
+            }
+        }
+        return ranges
+    }
+}

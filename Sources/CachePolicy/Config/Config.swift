@@ -1,0 +1,69 @@
+/// Everything the daemon runs on, validated. Built by `Config.parse(_:)` from the JSON file, or
+/// `Config.default` when there is none.
+public struct Config: Sendable, Equatable {
+    public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// `127.0.0.1:3128`, `[::1]:3128`, `localhost:0`.
+        public init?(_ text: String) {
+            let host: Substring
+            let port: Substring
+            if text.hasPrefix("[") {
+                guard let close = text.firstIndex(of: "]") else { return nil }
+                host = text[text.index(after: text.startIndex)..<close]
+                let rest = text[text.index(after: close)...]
+                guard rest.hasPrefix(":") else { return nil }
+                port = rest.dropFirst()
+            } else {
+                guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+                host = text[..<colon]
+                port = text[text.index(after: colon)...]
+            }
+            guard !host.isEmpty, let number = Int(port), (0...65535).contains(number) else { return nil }
+            self.init(host: String(host), port: number)
+        }
+
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    public struct Timeouts: Sendable, Equatable {
+        /// A client must send a whole request head within this time (then 408).
+        public var headerMilliseconds: Int64 = 30_000
+        /// A kept-alive client connection with no request is closed after this.
+        public var idleMilliseconds: Int64 = 60_000
+        public var connectMilliseconds: Int64 = 10_000
+        /// Longest silence from an origin, while waiting for its head or reading its body (then 504).
+        public var readMilliseconds: Int64 = 60_000
+        /// On SIGTERM, how long in-flight responses may take to finish.
+        public var drainMilliseconds: Int64 = 10_000
+    }
+
+    public struct Limits: Sendable, Equatable {
+        public var maxConnections = 1024
+        public var maxRequestLineBytes = 8 * 1024
+        public var maxHeaderBytes = 64 * 1024
+    }
+
+    public var listen = ListenAddress(host: "127.0.0.1", port: 3128)
+    /// Clients allowed to use the proxy. Loopback only by default: never an open proxy.
+    public var allow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]  // literals: always valid
+    /// Ports `CONNECT` may open tunnels to.
+    public var connectPorts: [Int] = [443]
+    /// Destinations never contacted: link-local ranges, where cloud metadata services live.
+    public var denyDestinations: [CIDR] = [CIDR("169.254.0.0/16")!, CIDR("fe80::/10")!]  // literals: always valid
+    public var timeouts = Timeouts()
+    public var limits = Limits()
+    /// The pseudonym in `Via` (RFC 9110 §7.6.3), also how Larder recognises its own requests coming back.
+    public var viaName = "larder"
+    public var logLevel = "info"
+
+    public init() {}
+
+    public static let `default` = Config()
+}

@@ -1,0 +1,352 @@
+import CachePolicy
+import Dispatch
+import Glibc
+import HTTPWire
+
+/// Owns one client socket: reads and parses requests, hands each to an `Exchange`, and writes
+/// responses back in order. All state is touched only on `lane.queue`.
+final class Connection: @unchecked Sendable {
+    enum Phase {
+        case awaitingHead
+        case inExchange
+        case closing
+        case closed
+        /// The socket now belongs to a CONNECT tunnel.
+        case handedOff
+    }
+
+    /// How a response body is delimited on the wire (RFC 9112 §6).
+    enum Framing {
+        case none
+        case length(Int)
+        case chunked
+        case untilClose
+    }
+
+    let descriptor: Int32
+    let lane: Lane
+    let server: ProxyServer
+    let peer: IPAddress?
+    private var parser: RequestParser
+    private let readSource: DispatchSourceRead
+    private let writeSource: DispatchSourceWrite
+    private let timer: DispatchSourceTimer
+    private var readSuspended = false
+    private var writeArmed = false
+    private var output = OutputQueue()
+    private(set) var phase: Phase = .awaitingHead
+    private var exchange: Exchange?
+    /// Request body stalled: the upstream buffer is full.
+    private var requestBodyBlocked = false
+    private var closeWhenFlushed = false
+    private var lastActivity = DispatchTime.now()
+    private var framing: Framing = .none
+    private var responseBodyBytes = 0
+    private var openSources = 3
+    private var draining = false
+    /// A `Connection: close` was promised for the current response.
+    private var keepAlive = true
+
+    init(descriptor: Int32, lane: Lane, server: ProxyServer, limits: RequestParser.Limits) {
+        self.descriptor = descriptor
+        self.lane = lane
+        self.server = server
+        self.peer = SocketCalls.peerAddress(descriptor)
+        self.parser = RequestParser(limits: limits)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: lane.queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: lane.queue)
+        timer = DispatchSource.makeTimerSource(queue: lane.queue)
+    }
+
+    /// Starts reading. Call on `lane.queue`.
+    func start() {
+        for source in [readSource, writeSource, timer] as [any DispatchSourceProtocol] {
+            source.setCancelHandler { [self] in sourceCancelled() }
+        }
+        readSource.setEventHandler { [self] in readable() }
+        writeSource.setEventHandler { [self] in flush() }
+        timer.setEventHandler { [self] in checkTimeouts() }
+        let interval = server.timerInterval
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
+        readSource.activate()
+        timer.activate()
+        // A write source fires whenever the socket is writable: it runs only while output waits.
+        writeSource.activate()
+        writeSource.suspend()
+    }
+
+    // MARK: Reading
+
+    private func readable() {
+        guard phase == .awaitingHead || phase == .inExchange else { return }
+        let count = lane.scratch.withUnsafeMutableBytes { buffer in
+            read(descriptor, buffer.baseAddress, buffer.count)
+        }
+        if count > 0 {
+            lastActivity = .now()
+            lane.scratch.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            processEvents()
+        } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            clientGone()
+        }
+    }
+
+    /// Turns buffered bytes into requests, one at a time: a pipelined request waits until the
+    /// response before it is complete, which keeps responses in order (RFC 9112 §9.3.2).
+    private func processEvents() {
+        while phase == .awaitingHead || phase == .inExchange {
+            if requestBodyBlocked { break }
+            if let exchange, exchange.requestComplete { break }
+            guard let event = parser.next() else { break }
+            switch event {
+            case .head(let head, let framing):
+                let exchange = Exchange(connection: self, head: head, framing: framing)
+                self.exchange = exchange
+                phase = .inExchange
+                keepAlive = head.wantsKeepAlive && !draining
+                exchange.run()
+            case .body(let bytes):
+                if exchange?.requestBody(bytes) == false { requestBodyBlocked = true }
+            case .end:
+                exchange?.requestEnded()
+            case .error(let error):
+                let exchange = self.exchange ?? Exchange(connection: self, head: nil, framing: .none)
+                self.exchange = exchange
+                phase = .inExchange
+                keepAlive = false
+                exchange.reject(.malformed(error))
+                return
+            }
+        }
+        updateReadInterest()
+    }
+
+    /// Reads only while a request is being received; pipelined bytes wait in the kernel.
+    private func updateReadInterest() {
+        let wantsBytes: Bool
+        switch phase {
+        case .awaitingHead: wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
+        case .inExchange: wantsBytes = !requestBodyBlocked && !(exchange?.requestComplete ?? false)
+        default: wantsBytes = false
+        }
+        if wantsBytes && readSuspended {
+            readSuspended = false
+            readSource.resume()
+        } else if !wantsBytes && !readSuspended {
+            readSuspended = true
+            readSource.suspend()
+        }
+    }
+
+    /// The upstream has room for more request body.
+    func resumeRequestBody() {
+        guard requestBodyBlocked else { return }
+        requestBodyBlocked = false
+        processEvents()
+    }
+
+    /// Whether the client is still waiting for request-body bytes to be read (for 100-continue).
+    var requestVersion: HTTPVersion { exchange?.head?.version ?? .http1_1 }
+
+    // MARK: Writing
+
+    /// Sends bytes that are not part of a response body (interim responses).
+    func sendRaw(_ bytes: [UInt8]) {
+        enqueue(bytes, onWritten: nil)
+    }
+
+    /// Starts a response: picks the framing and adds the connection-management fields.
+    func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool) {
+        var head = head
+        head.headers.remove("Transfer-Encoding")
+        if !hasBody {
+            framing = .none
+        } else if let bodyLength {
+            framing = .length(bodyLength)
+            head.headers.set("Content-Length", String(bodyLength))
+        } else if requestVersion.minor >= 1 {
+            framing = .chunked
+            head.headers.remove("Content-Length")
+            head.headers.add("Transfer-Encoding", "chunked")
+        } else {
+            framing = .untilClose
+            head.headers.remove("Content-Length")
+            keepAlive = false
+        }
+        if draining { keepAlive = false }
+        head.headers.remove("Connection")
+        if !keepAlive {
+            head.headers.add("Connection", "close")
+        } else if requestVersion == .http1_0 {
+            head.headers.add("Connection", "keep-alive")
+        }
+        responseBodyBytes = 0
+        enqueue(head.serialized(), onWritten: nil)
+    }
+
+    /// Sends body bytes; `onWritten` runs once they have left (it must not call back into this
+    /// connection synchronously).
+    func sendBody(_ bytes: [UInt8], onWritten: (@Sendable () -> Void)? = nil) {
+        guard phase == .inExchange, !bytes.isEmpty else {
+            onWritten?()
+            return
+        }
+        responseBodyBytes += bytes.count
+        if case .chunked = framing {
+            enqueue(ChunkedEncoding.chunkHeader(size: bytes.count), onWritten: nil)
+            enqueue(bytes, onWritten: nil)
+            enqueue(ChunkedEncoding.chunkTrailer, onWritten: onWritten)
+        } else {
+            enqueue(bytes, onWritten: onWritten)
+        }
+    }
+
+    /// The response is complete; the connection moves on to the next request (or closes).
+    func finishResponse() {
+        guard phase == .inExchange, let exchange else { return }
+        switch framing {
+        case .chunked:
+            enqueue(ChunkedEncoding.lastChunk, onWritten: nil)
+        case .length(let expected) where expected != responseBodyBytes:
+            abortResponse()
+            return
+        case .untilClose:
+            keepAlive = false
+        default:
+            break
+        }
+        self.exchange = nil
+        // A request whose body was not read to its end leaves the byte stream unusable.
+        if !keepAlive || !exchange.requestComplete {
+            closeAfterFlush()
+            return
+        }
+        phase = .awaitingHead
+        lastActivity = .now()
+        processEvents()
+    }
+
+    /// The response cannot be completed: cut the connection so the client can't mistake what it
+    /// got for a whole response.
+    func abortResponse() {
+        exchange = nil
+        output.removeAll()
+        close()
+    }
+
+    private func enqueue(_ bytes: [UInt8], onWritten: (() -> Void)?) {
+        guard phase != .closed, phase != .handedOff else {
+            onWritten?()
+            return
+        }
+        output.append(bytes, onWritten: onWritten)
+        if !writeArmed { flush() }
+    }
+
+    private func flush() {
+        let result = output.drain { bytes in
+            let written = write(descriptor, bytes.baseAddress, bytes.count)
+            return written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : written
+        }
+        if result < 0 {
+            clientGone()
+            return
+        }
+        if result == 0 {
+            lastActivity = .now()
+            if !writeArmed {
+                writeArmed = true
+                writeSource.resume()
+            }
+            return
+        }
+        if writeArmed {
+            writeArmed = false
+            writeSource.suspend()
+        }
+        if closeWhenFlushed { close() }
+    }
+
+    private func closeAfterFlush() {
+        phase = .closing
+        closeWhenFlushed = true
+        updateReadInterest()
+        if output.isEmpty { close() }
+    }
+
+    // MARK: Life cycle
+
+    /// Gives the socket to a tunnel; bytes the client already sent after the CONNECT head go with it.
+    func handOff() -> (descriptor: Int32, pending: [UInt8]) {
+        let pending = parser.takeBufferedBytes()
+        phase = .handedOff
+        exchange = nil
+        stopSources()
+        return (descriptor, pending)
+    }
+
+    /// Stop taking new requests: close now when idle, else after the current response.
+    func drain() {
+        draining = true
+        keepAlive = false
+        if phase == .awaitingHead { close() }
+    }
+
+    private func clientGone() {
+        exchange?.clientGone()
+        exchange = nil
+        output.removeAll()
+        close()
+    }
+
+    private func checkTimeouts() {
+        let idle = DispatchTime.now().uptimeNanoseconds - lastActivity.uptimeNanoseconds
+        let timeouts = server.config.timeouts
+        switch phase {
+        case .awaitingHead where parser.bufferedByteCount > 0 || parser.isInsideMessage:
+            if idle > UInt64(timeouts.headerMilliseconds) * 1_000_000 {
+                let exchange = Exchange(connection: self, head: nil, framing: .none)
+                self.exchange = exchange
+                phase = .inExchange
+                keepAlive = false
+                exchange.reject(.requestTimeout)
+            }
+        case .awaitingHead:
+            if idle > UInt64(timeouts.idleMilliseconds) * 1_000_000 { close() }
+        case .inExchange, .closing:
+            // A client that stops reading its response for this long is gone.
+            if writeArmed && idle > UInt64(timeouts.idleMilliseconds) * 1_000_000 { clientGone() }
+        default:
+            break
+        }
+    }
+
+    func close() {
+        guard phase != .closed, phase != .handedOff else { return }
+        phase = .closed
+        output.removeAll()
+        stopSources()
+    }
+
+    private func stopSources() {
+        // Suspended sources must be resumed before cancelling, or their cancel handlers never run.
+        if readSuspended {
+            readSuspended = false
+            readSource.resume()
+        }
+        if !writeArmed {
+            writeArmed = true
+            writeSource.resume()
+        }
+        readSource.cancel()
+        writeSource.cancel()
+        timer.cancel()
+    }
+
+    private func sourceCancelled() {
+        openSources -= 1
+        guard openSources == 0 else { return }
+        if phase != .handedOff { Glibc.close(descriptor) }
+        server.connectionClosed(self)
+    }
+}

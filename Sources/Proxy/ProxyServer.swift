@@ -1,0 +1,182 @@
+import CachePolicy
+import Dispatch
+import Glibc
+import HTTPWire
+import Logging
+import Synchronization
+import Upstream
+
+/// The running proxy: the listener, its connections, the upstream client and the live config.
+/// Shared by every connection; its mutable state lives behind `state`'s mutex.
+public final class ProxyServer: @unchecked Sendable {
+    struct State {
+        var config: Config
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var draining = false
+        var onIdle: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+    /// Set once in `init`; it needs `self` for its destination check.
+    private(set) var upstream: UpstreamClient!
+    let lanes: [Lane]
+    let logger: Logger
+    private let acceptQueue = DispatchQueue(label: "larder.accept")
+    private var acceptSource: DispatchSourceRead?
+    private var listenDescriptor: Int32 = -1
+    private let nextLane = Atomic<Int>(0)
+    /// The port actually bound (the configured one, or the kernel's pick for port 0).
+    public private(set) var boundPort = 0
+
+    public init(config: Config, logger: Logger) {
+        state = Mutex(State(config: config))
+        self.logger = logger
+        lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map(Lane.init(index:))
+        upstream = UpstreamClient(logger: logger) { [weak self] destination in
+            guard let self, let address = IPAddress(bytes: destination.bytes) else { return .allow }
+            return self.checkDestination(address, port: destination.port)
+        }
+    }
+
+    public var config: Config { state.withLock { $0.config } }
+
+    /// Binds and starts accepting. Returns the bound address, e.g. `127.0.0.1:3128`.
+    @discardableResult
+    public func start() throws -> String {
+        let listen = config.listen
+        let (descriptor, port) = try SocketCalls.listen(host: listen.host, port: listen.port)
+        listenDescriptor = descriptor
+        boundPort = port
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: acceptQueue)
+        source.setEventHandler { [self] in acceptAll() }
+        source.setCancelHandler { Glibc.close(descriptor) }
+        acceptSource = source
+        source.activate()
+        return Config.ListenAddress(host: listen.host, port: port).description
+    }
+
+    /// Takes a new config for new requests; connections and the cache carry on.
+    public func reload(_ config: Config) {
+        state.withLock { $0.config = config }
+    }
+
+    /// Stops accepting, lets in-flight responses finish, and calls `completion` when every
+    /// connection is closed or `timeout` has passed, whichever comes first.
+    public func drain(completion: @escaping @Sendable (_ leftOpen: Int) -> Void) {
+        acceptQueue.sync {
+            acceptSource?.cancel()
+            acceptSource = nil
+        }
+        let timeout = config.timeouts.drainMilliseconds
+        let once = Mutex(false)
+        let finish: @Sendable () -> Void = { [self] in
+            guard once.withLock({ done in defer { done = true }; return !done }) else { return }
+            completion(state.withLock { $0.connections.count })
+        }
+        let connections = state.withLock { state -> [Connection] in
+            state.draining = true
+            state.onIdle = finish
+            return Array(state.connections.values)
+        }
+        if connections.isEmpty { return finish() }
+        for connection in connections {
+            connection.lane.queue.async { connection.drain() }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
+    }
+
+    private func acceptAll() {
+        while true {
+            let descriptor = accept(listenDescriptor, nil, nil)
+            if descriptor < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE {
+                    logger.error("accept failed: out of file descriptors", metadata: ["errno": "\(errno)"])
+                }
+                return
+            }
+            SocketCalls.prepareAccepted(descriptor)
+            let lane = lanes[nextLane.add(1, ordering: .relaxed).oldValue % lanes.count]
+            let config = self.config
+            let limits = RequestParser.Limits(
+                maxRequestLineBytes: config.limits.maxRequestLineBytes,
+                maxHeaderBytes: config.limits.maxHeaderBytes
+            )
+            let connection = Connection(descriptor: descriptor, lane: lane, server: self, limits: limits)
+            state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
+            lane.queue.async { connection.start() }
+        }
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        let onIdle = state.withLock { state -> (@Sendable () -> Void)? in
+            state.connections[ObjectIdentifier(connection)] = nil
+            return state.draining && state.connections.isEmpty ? state.onIdle : nil
+        }
+        onIdle?()
+    }
+
+    var openConnectionCount: Int { state.withLock { $0.connections.count } }
+
+    func isOverConnectionLimit(_ connection: Connection) -> Bool {
+        state.withLock { $0.connections.count > $0.config.limits.maxConnections }
+    }
+
+    /// How often connections check their timeouts: fine enough for the shortest one configured.
+    var timerInterval: DispatchTimeInterval {
+        let timeouts = config.timeouts
+        let shortest = min(timeouts.headerMilliseconds, timeouts.idleMilliseconds) / 4
+        return .milliseconds(Int(min(1000, max(50, shortest))))
+    }
+
+    /// Pipelined bytes Larder holds in memory before it stops reading a client.
+    var maxBufferedRequestBytes: Int {
+        let limits = config.limits
+        return limits.maxRequestLineBytes + limits.maxHeaderBytes + 64 * 1024
+    }
+
+    /// Whether `host:port` names this proxy's own listener.
+    func isOwnAddress(host: String, port: Int) -> Bool {
+        guard port == boundPort else { return false }
+        let listenHost = config.listen.host
+        if host.equalsIgnoringASCIICase("localhost") || host.equalsIgnoringASCIICase(listenHost) { return true }
+        if let address = IPAddress(host) {
+            return address.isLoopback || address == IPAddress(listenHost) || address.bytes.allSatisfy { $0 == 0 }
+        }
+        return false
+    }
+
+    /// The verdict for one resolved destination address.
+    func checkDestination(_ address: IPAddress, port: Int) -> DestinationVerdict {
+        let config = self.config
+        if config.denyDestinations.contains(where: { $0.contains(address) }) { return .prohibited }
+        if port == boundPort, address.isLoopback || address == IPAddress(config.listen.host) { return .loop }
+        return .allow
+    }
+
+    func logUpstreamFailure(_ error: UpstreamError, url: String) {
+        logger.warning("upstream failed", metadata: ["url": "\(url)", "error": "\(error.kind.rawValue)", "details": "\(error.details)"])
+    }
+
+    func accessLog(_ exchange: Exchange, outcome: String?) {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
+        var metadata: Logger.Metadata = [
+            "method": "\(exchange.head?.method ?? "-")",
+            "url": "\(exchange.url)",
+            "status": "\(exchange.logStatus)",
+            "bytes": "\(exchange.logBytes)",
+            "ms": "\((elapsed * 10).rounded() / 10)",
+            "cache": "\(exchange.cacheStatus)",
+            "route": "\(exchange.routeName)",
+            "client": "\(exchange.connection.peer?.description ?? "-")",
+        ]
+        if let outcome { metadata["outcome"] = "\(outcome)" }
+        if let error = exchange.logError { metadata["error"] = "\(error.proxyStatusType)" }
+        logger.info("access", metadata: metadata)
+    }
+}
+
+/// The processor count without full Foundation.
+enum ProcessInfoLite {
+    static var activeProcessorCount: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}

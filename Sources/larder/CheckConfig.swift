@@ -1,0 +1,22 @@
+import ArgumentParser
+import CachePolicy
+
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate a config file: prints ok, or every problem with its JSON path."
+    )
+
+    @Argument(help: "The config file to check.")
+    var file: String
+
+    func run() throws {
+        do {
+            _ = try ConfigLoader.load(path: file)
+            print("ok")
+        } catch {
+            for problem in error.problems { print(problem) }
+            throw ExitCode(ConfigLoader.badConfigExitCode)
+        }
+    }
+}

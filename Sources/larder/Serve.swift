@@ -1,0 +1,61 @@
+import ArgumentParser
+import CachePolicy
+import Dispatch
+import Glibc
+import Logging
+import Proxy
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the proxy (the default command).")
+
+    @Option(help: "Listen on HOST:PORT (port 0 picks a free port). Overrides the config's \"listen\".")
+    var listen: String?
+
+    @Option(help: "The config file. Default: $LARDER_CONFIG, then /etc/larder/larder.json, else built-in defaults.")
+    var config: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Overrides the config's log.level.")
+    var logLevel: String?
+
+    func run() throws {
+        let loader = ConfigLoader(explicitPath: config)
+        var settings: Config
+        do {
+            settings = try loader.load()
+        } catch {
+            FileHandleLite.standardError("larder: the config \(loader.path ?? "") is invalid:\n\(error)\n")
+            throw ExitCode(ConfigLoader.badConfigExitCode)
+        }
+        if let listen {
+            guard let address = Config.ListenAddress(listen) else {
+                throw ValidationError("--listen \(listen) is not HOST:PORT")
+            }
+            settings.listen = address
+        }
+        let level = Logger.Level(rawValue: logLevel ?? settings.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: level) }
+        let logger = Logger(label: "larder")
+
+        // A client that goes away mid-write must not kill the daemon.
+        signal(SIGPIPE, SIG_IGN)
+        let server = ProxyServer(config: settings, logger: logger)
+        let address: String
+        do {
+            address = try server.start()
+        } catch {
+            logger.critical("cannot listen", metadata: ["address": "\(settings.listen)", "error": "\(error)"])
+            throw ExitCode(1)
+        }
+        logger.info("listening", metadata: ["address": "\(address)", "config": "\(loader.path ?? "built-in")"])
+        Signals.install(server: server, loader: loader, overrides: (listen: settings.listen, level: level), logger: logger)
+        dispatchMain()
+    }
+}
+
+/// Writes to stderr without Foundation.
+enum FileHandleLite {
+    static func standardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
+    }
+}
