@@ -1,25 +1,84 @@
+import CachePolicy
 import HTTPWire
 
 extension Exchange {
     /// Requests in origin-form are for Larder itself: its health and admin endpoints.
     func answerEndpoint(_ pathAndQuery: String) {
-        let path = pathAndQuery.split(separator: "?", maxSplits: 1).first.map(String.init) ?? pathAndQuery
+        let parts = pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(parts.first ?? "")
+        let query = parts.count > 1 ? QueryString(String(parts[1])) : QueryString("")
         url = path
         cacheStatus = "-"
         switch (head?.method, path) {
         case ("GET", "/_larder/health"), ("HEAD", "/_larder/health"):
             respond(ResponseHead.text(200, "ok\n"), body: Array("ok\n".utf8))
+        case ("GET", "/_larder/stats"):
+            let body = Array(server.statsJSON().utf8)
+            respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
+        case ("DELETE", "/_larder/cache"):
+            if let target = query["url"] {
+                guard let absolute = AbsoluteURL(string: target) else {
+                    return reject(.malformed(.badTarget("url=\(target) is not an absolute http(s) URL")))
+                }
+                purge(url: absolute.description)
+            } else {
+                let removed = server.store?.removeAll() ?? 0
+                let body = Array("{\"purged\":\(removed)}\n".utf8)
+                respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
+            }
         default:
             reject(.notAProxyRequest(path: path))
         }
     }
+
+    /// Removes every stored variant of `url`: 200 with the count, or 404 when nothing was stored
+    /// (as Squid answers `PURGE`).
+    func purge(url: String) {
+        self.url = url
+        cacheStatus = "-"
+        let removed = server.store?.remove(url: url) ?? 0
+        let body = Array("{\"purged\":\(removed),\"url\":\(JSONText.quote(url))}\n".utf8)
+        respond(ResponseHead.text(removed > 0 ? 200 : 404, "", contentType: "application/json", length: body.count), body: body)
+    }
 }
 
 extension ResponseHead {
-    /// A small plain-text answer from Larder itself.
-    static func text(_ status: Int, _ body: String, contentType: String = "text/plain; charset=utf-8") -> ResponseHead {
+    /// A small answer from Larder itself.
+    static func text(_ status: Int, _ body: String, contentType: String = "text/plain; charset=utf-8", length: Int? = nil) -> ResponseHead {
         ResponseHead(status: status, headers: [
-            "Content-Type": contentType, "Content-Length": String(body.utf8.count), "Cache-Control": "no-store",
+            "Content-Type": contentType, "Content-Length": String(length ?? body.utf8.count), "Cache-Control": "no-store",
         ])
+    }
+}
+
+/// `a=1&b=2` with percent-decoding, for the admin endpoints.
+struct QueryString {
+    private var pairs: [(String, String)] = []
+
+    init(_ text: String) {
+        for part in text.split(separator: "&") {
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = QueryString.decode(String(pieces[0]))
+            pairs.append((name, pieces.count > 1 ? QueryString.decode(String(pieces[1])) : ""))
+        }
+    }
+
+    subscript(name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+
+    static func decode(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(0x20)
+            } else if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

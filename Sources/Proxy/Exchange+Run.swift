@@ -8,7 +8,10 @@ extension Exchange {
     /// 1. Only allowed clients, and only while under the connection limit.
     /// 2. The request target decides the kind of request: Larder's own endpoints (origin-form),
     ///    a tunnel (CONNECT), or a proxied URL (absolute-form).
-    /// 3. A proxied URL is checked for loops, then forwarded to the origin, streaming both ways.
+    /// 3. A proxied URL is checked for loops; `PURGE` removes it from the cache.
+    /// 4. GET and HEAD go through the cache (`Exchange+Cache.swift`): served from it, validated, or
+    ///    fetched and stored while streaming to the client (`Exchange+Forward.swift`).
+    /// 5. Other methods go to the origin; a success invalidates what they may have changed (RFC 9111 §4.4).
     func run() {
         guard let head else { return }
         let config = server.config
@@ -38,7 +41,13 @@ extension Exchange {
             url = absolute.description
             // 3. Loops: our own Via coming back, or a URL naming Larder itself (RFC 9110 §7.6.3).
             if let loop = loopReason(absolute, head: head) { return reject(.loopDetected(reason: loop)) }
-            cacheStatus = "BYPASS"
+            // 3. PURGE, as Squid and Varnish users expect.
+            if head.method == "PURGE" { return purge(url: absolute.description) }
+            // 4. The cache, for the methods it may answer.
+            if let store = server.store, head.method == "GET" || head.method == "HEAD" {
+                return answerFromCache(absolute, head: head, store: store)
+            }
+            // 5. Everything else goes to the origin.
             forward(to: absolute, head: head)
         }
     }

@@ -1,18 +1,34 @@
 import CachePolicy
+import CacheStore
 import Dispatch
 import HTTPWire
 import Upstream
 
 /// One request on a connection and the response to it. Confined to the connection's queue.
 final class Exchange: @unchecked Sendable {
-    unowned let connection: Connection
+    /// Strong: an exchange can outlive its client (a commit finishing after the client left);
+    /// the connection drops its exchange when done, which breaks the cycle.
+    let connection: Connection
+    let server: ProxyServer
     /// Nil when the request head itself could not be parsed.
     let head: RequestHead?
     let framing: BodyFraming
     let started = DispatchTime.now()
-    var server: ProxyServer { connection.server }
     private(set) var requestComplete: Bool
     var transfer: UpstreamTransfer?
+    /// What the cache knows about this request, when it goes through the cache.
+    var lookup: CacheLookup?
+    /// Receives the origin's body while it streams, when the response is being stored.
+    var writer: CacheWriter?
+    /// This request leads a coalesced fetch and must release its key when done.
+    var leadsFetchOf: String?
+    /// `Cache-Status` (RFC 9211) of the response being sent.
+    var statusField = CacheStatusField()
+    var servedFromCache = false
+    /// Waiting for another request's fetch of the same key (coalescing).
+    var waitingForFetch = false
+    /// When the request went to the origin (RFC 9111 §4.2.3's request_time).
+    var requestTime: Int64 = 0
     /// What the access log says about the outcome.
     var logStatus = 0
     var logBytes = 0
@@ -24,6 +40,7 @@ final class Exchange: @unchecked Sendable {
 
     init(connection: Connection, head: RequestHead?, framing: BodyFraming) {
         self.connection = connection
+        self.server = connection.server
         self.head = head
         self.framing = framing
         requestComplete = head == nil
@@ -45,6 +62,9 @@ final class Exchange: @unchecked Sendable {
     func clientGone() {
         transfer?.cancel()
         transfer = nil
+        writer?.discard()
+        writer = nil
+        releaseFetch()
         if !finished {
             finished = true
             logStatus = logStatus == 0 ? 499 : logStatus
@@ -89,6 +109,7 @@ final class Exchange: @unchecked Sendable {
     func finish() {
         guard !finished else { return }
         finished = true
+        recordOutcome()
         server.accessLog(self, outcome: nil)
         connection.finishResponse()
     }
@@ -98,9 +119,37 @@ final class Exchange: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         transfer?.cancel()
+        writer?.discard()
+        writer = nil
+        releaseFetch()
         server.accessLog(self, outcome: reason)
         connection.abortResponse()
     }
 
     var hasSentHead: Bool { headSent }
+
+    /// Wakes requests waiting on this one's fetch (coalescing); safe to call more than once.
+    func releaseFetch() {
+        guard let key = leadsFetchOf else { return }
+        leadsFetchOf = nil
+        server.coalescer.release(key)
+    }
+
+    private func recordOutcome() {
+        guard lookup != nil else { return }
+        server.counters.record(status: cacheStatus, route: routeName, bytes: logBytes, fromCache: servedFromCache)
+    }
+}
+
+/// What the cache found for a request, and when it looked.
+struct CacheLookup {
+    var key: String
+    var url: AbsoluteURL
+    /// The stored variant the plan was made with (fresh, stale or for validation), if any.
+    var entry: StoredEntry?
+    var now: Int64
+    /// The origin is asked to validate `entry` rather than send a new response.
+    var validating = false
+    /// This request waited for another one's fetch before looking again.
+    var collapsed = false
 }

@@ -1,4 +1,5 @@
 import CachePolicy
+import CacheStore
 import Dispatch
 import Glibc
 import HTTPWire
@@ -21,6 +22,14 @@ public final class ProxyServer: @unchecked Sendable {
     private(set) var upstream: UpstreamClient!
     let lanes: [Lane]
     let logger: Logger
+    /// Nil when the cache could not be opened: Larder then proxies without caching.
+    let store: CacheStore?
+    let coalescer = Coalescer()
+    let counters = CacheCounters()
+    /// Keys with a background refresh running, so each is refreshed once however many requests come.
+    let refreshing = Mutex<Set<String>>([])
+    /// Seconds since 1970; read once per request at the edge, and passed into the pure policy code.
+    let now: @Sendable () -> Int64
     private let acceptQueue = DispatchQueue(label: "larder.accept")
     private var acceptSource: DispatchSourceRead?
     private var listenDescriptor: Int32 = -1
@@ -28,9 +37,16 @@ public final class ProxyServer: @unchecked Sendable {
     /// The port actually bound (the configured one, or the kernel's pick for port 0).
     public private(set) var boundPort = 0
 
-    public init(config: Config, logger: Logger) {
+    public init(
+        config: Config,
+        store: CacheStore?,
+        logger: Logger,
+        now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
+    ) {
         state = Mutex(State(config: config))
         self.logger = logger
+        self.store = store
+        self.now = now
         lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map(Lane.init(index:))
         upstream = UpstreamClient(logger: logger) { [weak self] destination in
             guard let self, let address = IPAddress(bytes: destination.bytes) else { return .allow }

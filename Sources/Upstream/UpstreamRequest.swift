@@ -20,13 +20,19 @@ public struct UpstreamRequest: Sendable {
     public var headers: HTTPHeaders
     public var body: Body
     public var timeouts: UpstreamTimeouts
+    /// Whether the consumer acknowledges body bytes with `UpstreamTransfer.consumed(_:)` (a client
+    /// socket). False for consumers that take everything at once, such as a background refresh.
+    public var paced: Bool
 
-    public init(method: String, url: String, headers: HTTPHeaders, body: Body, timeouts: UpstreamTimeouts) {
+    public init(
+        method: String, url: String, headers: HTTPHeaders, body: Body, timeouts: UpstreamTimeouts, paced: Bool = true
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeouts = timeouts
+        self.paced = paced
     }
 }
 

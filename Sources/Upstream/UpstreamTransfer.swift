@@ -133,8 +133,9 @@ public final class UpstreamTransfer: @unchecked Sendable {
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let paced = request.paced
         let accepted = flow.withLock { flow -> Bool in
-            if flow.finished { return true }
+            if flow.finished || !paced { return true }
             if flow.inFlight >= Self.pauseAbove {
                 flow.receivePaused = true
                 return false

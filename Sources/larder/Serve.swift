@@ -1,5 +1,6 @@
 import ArgumentParser
 import CachePolicy
+import CacheStore
 import Dispatch
 import Glibc
 import Logging
@@ -38,7 +39,7 @@ struct Serve: ParsableCommand {
 
         // A client that goes away mid-write must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
-        let server = ProxyServer(config: settings, logger: logger)
+        let server = ProxyServer(config: settings, store: openStore(settings, logger: logger), logger: logger)
         let address: String
         do {
             address = try server.start()
@@ -49,6 +50,22 @@ struct Serve: ParsableCommand {
         logger.info("listening", metadata: ["address": "\(address)", "config": "\(loader.path ?? "built-in")"])
         Signals.install(server: server, loader: loader, overrides: (listen: settings.listen, level: level), logger: logger)
         dispatchMain()
+    }
+}
+
+/// Opens the cache; a cache that cannot be opened is logged and Larder proxies without it.
+private func openStore(_ config: Config, logger: Logger) -> CacheStore? {
+    let directory = CacheDirectory.resolve(config)
+    let limits = StoreLimits(
+        memoryMaxBytes: Int(config.cache.memoryMaxBytes),
+        diskMaxBytes: Int(config.cache.diskMaxBytes),
+        maxObjectSize: Int(config.cache.maxObjectSize)
+    )
+    do {
+        return try CacheStore(directory: directory, limits: limits, logger: logger)
+    } catch {
+        logger.error("cache unavailable; proxying without it", metadata: ["directory": "\(directory)", "error": "\(error)"])
+        return nil
     }
 }
 

@@ -65,6 +65,27 @@ extension Config {
             timeouts.drainMilliseconds = section.milliseconds("drain") ?? timeouts.drainMilliseconds
             root.absorb(section)
         }
+        if var section = root.object("cache") {
+            if let directory = section.string("directory") {
+                if directory.isEmpty {
+                    section.fail("directory", "must not be empty; leave it out for the default")
+                } else {
+                    cache.directory = directory
+                }
+            }
+            if var memory = section.object("memory") {
+                cache.memoryMaxBytes = memory.bytes("maxBytes") ?? cache.memoryMaxBytes
+                section.absorb(memory)
+            }
+            if var disk = section.object("disk") {
+                cache.diskMaxBytes = disk.bytes("maxBytes") ?? cache.diskMaxBytes
+                section.absorb(disk)
+            }
+            cache.maxObjectSize = section.bytes("maxObjectSize") ?? cache.maxObjectSize
+            if let cap = section.milliseconds("heuristicMaxAge") { cache.heuristicMaxAgeSeconds = cap / 1000 }
+            cache.coalesceWaitMilliseconds = section.milliseconds("coalesceWait") ?? cache.coalesceWaitMilliseconds
+            root.absorb(section)
+        }
         if var section = root.object("limits") {
             limits.maxConnections = section.integer("maxConnections", in: 1...1_000_000) ?? limits.maxConnections
             if let bytes = section.bytes("requestLine") { limits.maxRequestLineBytes = Int(bytes) }

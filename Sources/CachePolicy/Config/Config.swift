@@ -50,6 +50,20 @@ public struct Config: Sendable, Equatable {
         public var maxHeaderBytes = 64 * 1024
     }
 
+    /// Where and how much to cache.
+    public struct Cache: Sendable, Equatable {
+        /// Nil: `$CACHE_DIRECTORY` (systemd), else `$XDG_CACHE_HOME/larder`, else `~/.cache/larder`.
+        public var directory: String?
+        public var memoryMaxBytes: Int64 = 64 * 1024 * 1024
+        public var diskMaxBytes: Int64 = 1024 * 1024 * 1024
+        /// Larger responses pass through unstored (`Cache-Status: detail=too-large`).
+        public var maxObjectSize: Int64 = 256 * 1024 * 1024
+        /// The most heuristic freshness (10 % of the time since `Last-Modified`) may give (RFC 9111 §4.2.2).
+        public var heuristicMaxAgeSeconds: Int64 = 86_400
+        /// How long a request waits for another in-flight fetch of the same key before going to the origin itself.
+        public var coalesceWaitMilliseconds: Int64 = 10_000
+    }
+
     public var listen = ListenAddress(host: "127.0.0.1", port: 3128)
     /// Clients allowed to use the proxy. Loopback only by default: never an open proxy.
     public var allow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]  // literals: always valid
@@ -59,6 +73,7 @@ public struct Config: Sendable, Equatable {
     public var denyDestinations: [CIDR] = [CIDR("169.254.0.0/16")!, CIDR("fe80::/10")!]  // literals: always valid
     public var timeouts = Timeouts()
     public var limits = Limits()
+    public var cache = Cache()
     /// The pseudonym in `Via` (RFC 9110 §7.6.3), also how Larder recognises its own requests coming back.
     public var viaName = "larder"
     public var logLevel = "info"

@@ -150,6 +150,9 @@ final class Connection: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// Bytes queued for the client but not yet written: producers keep this bounded.
+    var pendingOutputBytes: Int { output.byteCount }
+
     /// Sends bytes that are not part of a response body (interim responses).
     func sendRaw(_ bytes: [UInt8]) {
         enqueue(bytes, onWritten: nil)
@@ -346,6 +349,7 @@ final class Connection: @unchecked Sendable {
     private func sourceCancelled() {
         openSources -= 1
         guard openSources == 0 else { return }
+        exchange = nil
         if phase != .handedOff { Glibc.close(descriptor) }
         server.connectionClosed(self)
     }
