@@ -56,11 +56,24 @@ public final class ProxyServer: @unchecked Sendable {
 
     public var config: Config { state.withLock { $0.config } }
 
-    /// Binds and starts accepting. Returns the bound address, e.g. `127.0.0.1:3128`.
+    /// Binds (or adopts a socket systemd passed in, `inherited`) and starts accepting. Returns the
+    /// bound address, e.g. `127.0.0.1:3128`.
     @discardableResult
-    public func start() throws -> String {
-        let listen = config.listen
-        let (descriptor, port) = try SocketCalls.listen(host: listen.host, port: listen.port)
+    public func start(inherited: Int32? = nil) throws -> String {
+        var listen = config.listen
+        let descriptor: Int32
+        let port: Int
+        if let inherited {
+            descriptor = inherited
+            SocketCalls.prepareAccepted(descriptor)
+            port = SocketCalls.localPort(descriptor)
+            listen = Config.ListenAddress(host: SocketCalls.localHost(descriptor) ?? listen.host, port: port)
+            state.withLock { $0.config.listen = listen }
+        } else {
+            (descriptor, port) = try SocketCalls.listen(host: listen.host, port: listen.port)
+            listen.port = port
+            state.withLock { $0.config.listen = listen }
+        }
         listenDescriptor = descriptor
         boundPort = port
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: acceptQueue)
@@ -99,6 +112,12 @@ public final class ProxyServer: @unchecked Sendable {
             connection.lane.queue.async { connection.drain() }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
+    }
+
+    /// Makes what the cache has accepted durable; call last, after `drain`.
+    public func shutdown() {
+        store?.flush()
+        upstream.stop()
     }
 
     private func acceptAll() {

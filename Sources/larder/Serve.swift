@@ -40,15 +40,17 @@ struct Serve: ParsableCommand {
         // A client that goes away mid-write must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
         let server = ProxyServer(config: settings, store: openStore(settings, logger: logger), logger: logger)
+        let notifier = SystemdNotifier()
         let address: String
         do {
-            address = try server.start()
+            address = try server.start(inherited: SocketActivation.listeningDescriptor())
         } catch {
             logger.critical("cannot listen", metadata: ["address": "\(settings.listen)", "error": "\(error)"])
             throw ExitCode(1)
         }
         logger.info("listening", metadata: ["address": "\(address)", "config": "\(loader.path ?? "built-in")"])
-        Signals.install(server: server, loader: loader, overrides: (listen: settings.listen, level: level), logger: logger)
+        Signals.install(server: server, loader: loader, listenOverride: listen, notifier: notifier, logger: logger)
+        notifier.ready(status: "listening on \(address)")
         dispatchMain()
     }
 }

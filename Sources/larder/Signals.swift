@@ -12,7 +12,8 @@ enum Signals {
     static func install(
         server: ProxyServer,
         loader: ConfigLoader,
-        overrides: (listen: Config.ListenAddress, level: Logger.Level),
+        listenOverride: String?,
+        notifier: SystemdNotifier,
         logger: Logger
     ) {
         let queue = DispatchQueue(label: "larder.signals")
@@ -21,8 +22,11 @@ enum Signals {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if number == SIGHUP {
-                    reload(server: server, loader: loader, listen: overrides.listen, logger: logger)
+                    notifier.reloading()
+                    reload(server: server, loader: loader, listenOverride: listenOverride, logger: logger)
+                    notifier.reloaded(status: "listening on \(server.config.listen)")
                 } else {
+                    notifier.stopping()
                     stop(server: server, logger: logger)
                 }
             }
@@ -31,14 +35,15 @@ enum Signals {
         }
     }
 
-    private static func reload(server: ProxyServer, loader: ConfigLoader, listen: Config.ListenAddress, logger: Logger) {
+    private static func reload(server: ProxyServer, loader: ConfigLoader, listenOverride: String?, logger: Logger) {
         do {
             var config = try loader.load()
-            // The socket stays bound where it is; a new listen address needs a restart.
-            if config.listen != server.config.listen {
-                logger.warning("reload: listen address changes need a restart", metadata: ["listen": "\(config.listen)"])
+            let bound = server.config.listen
+            // The socket stays where it is; moving it needs a restart.
+            if listenOverride == nil && config.listen != bound {
+                logger.warning("reload: a new listen address takes effect after a restart", metadata: ["listen": "\(config.listen)"])
             }
-            config.listen = listen
+            config.listen = bound
             server.reload(config)
             logger.info("reloaded", metadata: ["config": "\(loader.path ?? "built-in")"])
         } catch {
@@ -52,6 +57,7 @@ enum Signals {
             if leftOpen > 0 {
                 logger.warning("drain timed out", metadata: ["connections": "\(leftOpen)"])
             }
+            server.shutdown()
             logger.info("stopped")
             exit(0)
         }

@@ -55,6 +55,16 @@ enum SocketCalls {
         return address(of: storage)?.port ?? 0
     }
 
+    static func localHost(_ descriptor: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return address(of: storage)?.ip.description
+    }
+
     static func peerAddress(_ descriptor: Int32) -> IPAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
