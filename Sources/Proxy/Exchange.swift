@@ -26,7 +26,8 @@ final class Exchange: @unchecked Sendable {
         self.connection = connection
         self.head = head
         self.framing = framing
-        requestComplete = head == nil
+        // A request without a body is complete with its head; its `.end` event may come later.
+        requestComplete = head == nil || framing == .none || framing == .length(0)
     }
 
     // MARK: Request side, called by the connection

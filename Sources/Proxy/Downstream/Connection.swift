@@ -46,6 +46,7 @@ final class Connection: @unchecked Sendable {
     private var draining = false
     /// A `Connection: close` was promised for the current response.
     private var keepAlive = true
+    private var processingEvents = false
 
     init(descriptor: Int32, lane: Lane, server: ProxyServer, limits: RequestParser.Limits) {
         self.descriptor = descriptor
@@ -94,6 +95,10 @@ final class Connection: @unchecked Sendable {
     /// Turns buffered bytes into requests, one at a time: a pipelined request waits until the
     /// response before it is complete, which keeps responses in order (RFC 9112 §9.3.2).
     private func processEvents() {
+        // A response finished synchronously calls back in here; the loop further up carries on.
+        if processingEvents { return }
+        processingEvents = true
+        defer { processingEvents = false }
         while phase == .awaitingHead || phase == .inExchange {
             if requestBodyBlocked { break }
             if let exchange, exchange.requestComplete { break }
@@ -127,7 +132,8 @@ final class Connection: @unchecked Sendable {
         switch phase {
         case .awaitingHead: wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
         case .inExchange: wantsBytes = !requestBodyBlocked && !(exchange?.requestComplete ?? false)
-        default: wantsBytes = false
+        case .closing: wantsBytes = false
+        case .closed, .handedOff: return  // the sources are cancelled; a suspend would keep them alive
         }
         if wantsBytes && readSuspended {
             readSuspended = false
@@ -173,7 +179,9 @@ final class Connection: @unchecked Sendable {
             head.headers.remove("Content-Length")
             keepAlive = false
         }
-        if draining { keepAlive = false }
+        // An answer that says `Connection: close` (an error after which the request's framing can't be
+        // trusted, or one refusing the client) must really close, not only say so.
+        if draining || head.headers.listContains("Connection", token: "close") { keepAlive = false }
         head.headers.remove("Connection")
         if !keepAlive {
             head.headers.add("Connection", "close")
