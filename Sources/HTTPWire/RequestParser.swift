@@ -1,8 +1,9 @@
 /// Turns the bytes a client sends into request heads, body pieces and ends (RFC 9112), incrementally.
 ///
 /// Append whatever the socket delivered, then call `next()` until it returns nil. The parser never reads a socket;
-/// it keeps received bytes in one buffer, remembers how far it has scanned, and copies each body byte once.
-/// Pipelined requests are parsed one after another from the same buffer.
+/// it keeps received bytes in one buffer and remembers how far it has scanned. Body bytes appended while nothing
+/// else is buffered go straight into a `.body` piece (one copy); only those that arrive behind a head in the same
+/// append pass through the buffer. Pipelined requests are parsed one after another from the same buffer.
 public struct RequestParser: Sendable {
     /// Bounds on what a client may send before the parser gives up on it.
     public struct Limits: Sendable, Equatable {
