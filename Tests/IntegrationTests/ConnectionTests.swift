@@ -89,6 +89,40 @@ struct ConnectionTests {
         #expect(origin.requests.map(\.path) == ["/one", "/two", "/three"])
     }
 
+    @Test("an idle keep-alive connection is closed after the idle timeout")
+    func idleTimeout() async throws {
+        // Long enough that a loaded machine still gets the first request in before it.
+        let larder = try await Daemon.start(config: #"{"timeouts": {"idle": "2s"}}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        let started = ContinuousClock.now
+        #expect(try await client.readToEnd(timeout: .seconds(15)).isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test("responses without a body (HEAD, 204, 304) keep the connection's framing for the next request")
+    func bodilessResponses() async throws {
+        let origin = try OriginServer { request in
+            switch request.path {
+            case "/204": OriginResponse(status: 204)
+            case "/304": OriginResponse(status: 304, headers: [("ETag", "\"v1\"")])
+            default: .ok("body of \(request.path)")
+            }
+        }
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        for (method, path, status) in [("GET", "/204", 204), ("HEAD", "/head", 200), ("GET", "/304", 304)] {
+            try await client.send("\(method) \(origin.url(path)) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse(method: method)
+            #expect(response.status == status)
+            #expect(response.header("Transfer-Encoding") == nil)
+            try await client.send("GET \(origin.url("/after\(path)")) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().bodyText == "body of /after\(path)")
+        }
+        #expect(origin.requests.count == 6)
+    }
+
     @Test("a client that sends half a request head is answered 408 or cut off after the header timeout")
     func headerTimeout() async throws {
         let larder = try await Daemon.start(config: #"{"timeouts": {"header": "1s"}}"#)

@@ -8,18 +8,26 @@ struct LifecycleTests {
     @Test("SIGTERM lets an in-flight response finish, refuses new connections, and exits 0")
     func drainOnSigterm() async throws {
         let origin = try OriginServer(always: OriginResponse(body: .bytes(Array("finished".utf8)), delay: .seconds(1)))
-        let larder = try await Daemon.start()
+        let larder = try await Daemon.start(config: #"{"timeouts": {"drain": "30s"}}"#)
+        let idle = try await RawClient.connect(port: larder.port)
+        try await idle.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
+        #expect(try await idle.readResponse().status == 200)
         let inFlight = Task { try await Curl.get(origin.url("/slow"), via: larder) }
         try await Poll.until("the origin to receive the request") { origin.requests.count == 1 }
 
+        let signalled = ContinuousClock.now
         larder.signal(SIGTERM)
         try await larder.waitForLog(containing: "stopping")
+        // An idle keep-alive connection is closed at once rather than waited for.
+        #expect(try await idle.readToEnd(timeout: .seconds(5)).isEmpty)
         let result = try await inFlight.value
         #expect(result.exitCode == 0, "curl: \(result.stderr)")
         #expect(result.status == 200)
         #expect(result.bodyText == "finished")
         let status = try await Poll.value("larder to exit", timeout: .seconds(15)) { larder.exitStatus }
         #expect(status == 0, "log:\n\(larder.log)")
+        // Well inside the 30 s drain bound: Larder exits when its last connection is done.
+        #expect(ContinuousClock.now - signalled < .seconds(10))
         await #expect(throws: HarnessError.self) { try await RawClient.connect(port: larder.port, timeout: .seconds(2)) }
     }
 
@@ -58,26 +66,9 @@ struct LifecycleTests {
         }
 
         try await burst()
-        // Settled: the same count on several reads in a row, once the warm-up's connections are closed.
-        var last = -1
-        var unchanged = 0
-        try await Poll.until("descriptors to settle after the warm-up", timeout: .seconds(10)) {
-            let count = larder.openFileDescriptorCount()
-            unchanged = count == last ? unchanged + 1 : 0
-            last = count
-            return unchanged >= 5
-        }
-        let before = larder.openFileDescriptorCount()
+        let before = try await larder.settledFileDescriptorCount()
         for _ in 0..<5 { try await burst() }
-        var after = -1
-        do {
-            try await Poll.until("descriptors to return to \(before)", timeout: .seconds(10)) {
-                after = larder.openFileDescriptorCount()
-                return after <= before
-            }
-        } catch {
-            Issue.record("larder holds \(after) descriptors after the burst, \(before) before: \(Self.listing(larder))")
-        }
+        await larder.expectDescriptors(atMost: before)
         #expect(try await larder.terminate() == 0)
         withExtendedLifetime((origin, echo)) {}
     }
@@ -112,14 +103,5 @@ struct LifecycleTests {
         let failed = try #require(lines.first { $0["url"]?.contains("nonexistent.invalid") == true })
         #expect(failed["status"] == "502")
         #expect(failed["error"] == "dns_error")
-    }
-
-    /// What the daemon's descriptors point at, for a failure message.
-    static func listing(_ larder: Daemon) -> String {
-        let directory = "/proc/\(larder.pid)/fd"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.sorted().map { name in
-            "\(name) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")) ?? "?")"
-        }.joined(separator: ", ")
     }
 }

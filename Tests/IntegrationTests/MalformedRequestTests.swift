@@ -82,6 +82,28 @@ struct MalformedRequestTests {
         #expect(health.status == 200)
     }
 
+    @Test("a chunked body that turns bad midway gets 400, and the half-sent upstream request is dropped")
+    func badChunkMidBody() async throws {
+        let origin = try OriginServer { request in .ok("got \(request.body.count)") }
+        let larder = try await Daemon.start()
+        // Warm up without touching the origin, so the descriptor Dispatch opens for timers is in the baseline
+        // but no pooled upstream connection is.
+        _ = try await Curl.get("http://127.0.0.1:\(larder.port)/_larder/health", via: nil)
+        let before = try await larder.settledFileDescriptorCount()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send(
+            "POST \(origin.url("/up")) HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        try await Poll.until("larder to connect to the origin") { origin.connectionCount == 1 }
+        try await client.send("ZZ\r\nnot hex\r\n")
+        let response = try await client.readResponse()
+        #expect(response.status == 400)
+        #expect(try await client.readToEnd(timeout: .seconds(5)).isEmpty)
+        client.close()
+        // Neither the client's socket nor an upstream connection waiting for the rest of the body remains.
+        await larder.expectDescriptors(atMost: before, timeout: .seconds(5))
+        #expect(origin.requests.isEmpty)
+    }
+
     @Test(
         "a request that would loop back to Larder gets 508 proxy_loop_detected",
         arguments: ["own Via", "own address", "localhost and own port"]

@@ -115,10 +115,19 @@ final class Connection: @unchecked Sendable {
             case .end:
                 exchange?.requestEnded()
             case .error(let error):
+                keepAlive = false
+                if let exchange, exchange.transfer != nil {
+                    // The body broke off mid-request: the origin must not be left waiting for the rest.
+                    exchange.transfer?.cancel()
+                    exchange.transfer = nil
+                    if exchange.hasSentHead {
+                        exchange.abort("bad-request-body")
+                        return
+                    }
+                }
                 let exchange = self.exchange ?? Exchange(connection: self, head: nil, framing: .none)
                 self.exchange = exchange
                 phase = .inExchange
-                keepAlive = false
                 exchange.reject(.malformed(error))
                 return
             }
