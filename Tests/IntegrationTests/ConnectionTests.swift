@@ -89,6 +89,33 @@ struct ConnectionTests {
         #expect(origin.requests.map(\.path) == ["/one", "/two", "/three"])
     }
 
+    @Test("a client trickling its request head a byte at a time is still cut off by the header timeout")
+    func slowHeadTimeout() async throws {
+        let larder = try await Daemon.start(config: #"{"timeouts": {"header": "1s"}}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        let padding = String(repeating: "s", count: 100)
+        let head = Array("GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\nX-Slow: \(padding)\r\n\r\n".utf8)
+        let started = ContinuousClock.now
+        var cutOff = false
+        // The trickle itself is the behaviour under test: one byte every 100 ms, about 13 s for the whole head.
+        for byte in head {
+            do {
+                try await client.send([byte])
+            } catch {
+                cutOff = true
+                break
+            }
+            if let reply = try? await client.readAvailable(timeout: .milliseconds(100)) {
+                let text = String(decoding: reply, as: UTF8.self)
+                #expect(reply.isEmpty || text.hasPrefix("HTTP/1.1 408 "), "reply: \(text)")
+                cutOff = true
+                break
+            }
+        }
+        #expect(cutOff, "the whole head was accepted byte by byte")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test("an idle keep-alive connection is closed after the idle timeout")
     func idleTimeout() async throws {
         // Long enough that a loaded machine still gets the first request in before it.

@@ -17,7 +17,9 @@ extension Daemon {
 
     /// Waits until the daemon holds at most `count` descriptors; records an issue listing them if it
     /// still holds more after `timeout`.
-    func expectDescriptors(atMost count: Int, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async {
+    func expectDescriptors(
+        atMost count: Int, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         var now = -1
         do {
             try await Poll.until("larder to hold at most \(count) descriptors", timeout: timeout) {
@@ -25,7 +27,9 @@ extension Daemon {
                 return now <= count
             }
         } catch {
-            Issue.record("larder holds \(now) descriptors, expected at most \(count): \(descriptorListing)", sourceLocation: sourceLocation)
+            Issue.record(
+                "larder holds \(now) descriptors, expected at most \(count): \(descriptorListing)",
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -28,7 +28,9 @@ struct LifecycleTests {
         #expect(status == 0, "log:\n\(larder.log)")
         // Well inside the 30 s drain bound: Larder exits when its last connection is done.
         #expect(ContinuousClock.now - signalled < .seconds(10))
-        await #expect(throws: HarnessError.self) { try await RawClient.connect(port: larder.port, timeout: .seconds(2)) }
+        await #expect(throws: HarnessError.self) {
+            try await RawClient.connect(port: larder.port, timeout: .seconds(2))
+        }
     }
 
     @Test("a burst of requests of every kind leaves no file descriptor behind, and SIGTERM then exits 0")

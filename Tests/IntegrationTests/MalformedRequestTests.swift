@@ -48,7 +48,8 @@ struct MalformedRequestTests {
         ),
         Case(
             name: "bad chunked coding",
-            request: "POST {{origin}}/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n",
+            request:
+                "POST {{origin}}/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n",
             status: 400
         ),
         Case(
@@ -61,8 +62,9 @@ struct MalformedRequestTests {
         ),
     ]
 
-    @Test("a malformed request gets its 4xx with Proxy-Status, never reaches the origin, and the connection closes",
-          arguments: cases)
+    @Test(
+        "a malformed request gets its 4xx with Proxy-Status, never reaches the origin, and the connection closes",
+        arguments: cases)
     func rejected(_ testCase: Case) async throws {
         let origin = try OriginServer { _ in .ok("should not be reached") }
         let larder = try await Daemon.start()

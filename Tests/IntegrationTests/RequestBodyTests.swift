@@ -14,7 +14,8 @@ struct RequestBodyTests {
     @Test(
         "a 3 MiB request body reaches the origin intact",
         arguments: [
-            Framing(name: "Content-Length", curlArguments: ["-H", "Expect:"], originField: ("Content-Length", "3145728")),
+            Framing(
+                name: "Content-Length", curlArguments: ["-H", "Expect:"], originField: ("Content-Length", "3145728")),
             Framing(
                 name: "chunked", curlArguments: ["-H", "Expect:", "-H", "Transfer-Encoding: chunked"],
                 originField: ("Transfer-Encoding", "chunked")

@@ -33,6 +33,41 @@ struct StreamingTests {
         #expect(peak < 64 * 1024, "peak resident memory \(peak) KiB")
     }
 
+    @Test("a client that stops reading for longer than the read timeout still gets the whole body")
+    func pausedReaderOutlastsReadTimeout() async throws {
+        // More than the socket buffers on both sides hold, so Larder has to pause the origin.
+        let count = 32 * 1024 * 1024
+        let origin = try OriginServer(always: OriginResponse(body: .generated(count: count)))
+        let larder = try await Daemon.start(config: #"{"timeouts": {"read": "1s"}}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("GET \(origin.url("/paused")) HTTP/1.1\r\nHost: x\r\n\r\n")
+        // The pause is the behaviour under test: a reader that looks away for twice the read timeout while
+        // Larder has paused the origin. Silence upstream caused by the client is not the origin's fault.
+        try await Task.sleep(for: .seconds(2))
+        let rest = try await client.readResponse(timeout: .seconds(30))
+        #expect(rest.status == 200)
+        #expect(rest.body.count == count)
+        #expect(Payload.firstGeneratedMismatch(rest.body) == nil)
+    }
+
+    @Test("a chunked response with trailer fields arrives whole")
+    func chunkedWithTrailers() async throws {
+        let origin = try OriginServer(
+            always: OriginResponse(
+                headers: [("Transfer-Encoding", "chunked"), ("Trailer", "X-Checksum")],
+                body: .bytes(Array("5\r\nhello\r\n6\r\n world\r\n0\r\nX-Checksum: abc123\r\n\r\n".utf8))
+            )
+        )
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        for path in ["/first", "/second"] {
+            try await client.send("GET \(origin.url(path)) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.bodyText == "hello world")
+        }
+    }
+
     /// A `kB` line of `/proc/PID/status` (VmRSS, VmHWM).
     static func memoryKiB(_ field: String, pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }

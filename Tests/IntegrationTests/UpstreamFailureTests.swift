@@ -50,6 +50,16 @@ struct UpstreamFailureTests {
         #expect(["http_protocol_error", "connection_terminated", "http_response_incomplete"].contains(error))
     }
 
+    @Test("an origin whose header section is over 64 KiB gets 502")
+    func hugeResponseHead() async throws {
+        let padding = (0..<70).map { ("X-Padding-\($0)", String(repeating: "p", count: 1000)) }
+        let origin = try OriginServer(always: OriginResponse(headers: padding, body: .bytes(Array("x".utf8))))
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(origin.url("/huge"), via: larder)
+        #expect(result.status == 502)
+        #expect(result.proxyStatus?.error == "http_response_header_section_size")
+    }
+
     @Test(
         "an origin that dies mid-body makes curl fail, never see a complete response",
         arguments: [
@@ -90,7 +100,8 @@ struct UpstreamFailureTests {
         let server = try await TLSOrigin.start()
         let larder = try await Daemon.start()
         let client = try await RawClient.connect(port: larder.port)
-        try await client.send("GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        try await client.send(
+            "GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
         let response = try await client.readResponse(timeout: .seconds(20))
         #expect(response.status == 502)
         #expect(response.proxyStatus?.error == "tls_certificate_error")
