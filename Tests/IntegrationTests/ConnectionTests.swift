@@ -17,6 +17,18 @@ struct ConnectionTests {
         #expect(origin.connectionCount == 1)
     }
 
+    @Test("separate clients' requests to one origin share one upstream connection")
+    func upstreamReuseAcrossClients() async throws {
+        let origin = try OriginServer { request in .ok("body of \(request.path)") }
+        let larder = try await Daemon.start()
+        for path in ["/a", "/b", "/c"] {
+            let result = try await Curl.get(origin.url(path), via: larder)
+            #expect(result.bodyText == "body of \(path)")
+        }
+        #expect(origin.requests.count == 3)
+        #expect(origin.connectionCount == 1)
+    }
+
     @Test("an HTTP/1.0 client gets a chunked origin body whole, delimited by the connection's close")
     func http10Client() async throws {
         let origin = try OriginServer(

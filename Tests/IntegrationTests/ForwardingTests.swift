@@ -143,6 +143,23 @@ struct ForwardingTests {
         #expect(passed.map(\.value) == fields.map(\.1))
     }
 
+    @Test("request fields reach the origin in the client's order, with repeats and empty values kept")
+    func requestFieldOrder() async throws {
+        let origin = try OriginServer { _ in .ok("hi") }
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send(
+            "GET \(origin.url("/order")) HTTP/1.1\r\nHost: x\r\nX-B: 1\r\nAccept: text/plain\r\nX-A: 2\r\n"
+                + "X-B: 3\r\nX-Empty:\r\nCookie: a=1\r\n\r\n"
+        )
+        #expect(try await client.readResponse().status == 200)
+        let seen = try #require(origin.requests.first)
+        let sent = ["X-B", "Accept", "X-A", "X-Empty", "Cookie"]
+        let passed = seen.headers.filter { field in sent.contains { $0.lowercased() == field.name.lowercased() } }
+        #expect(passed.map(\.name) == ["X-B", "Accept", "X-A", "X-B", "X-Empty", "Cookie"])
+        #expect(passed.map(\.value) == ["1", "text/plain", "2", "3", "", "a=1"])
+    }
+
     @Test("libcurl adds no fields of its own: a bare request reaches the origin with only Host and Via")
     func noAddedFields() async throws {
         let origin = try OriginServer { _ in .ok("hi") }

@@ -52,6 +52,12 @@ struct MalformedRequestTests {
                 "POST {{origin}}/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n",
             status: 400
         ),
+        Case(name: "HTTP/2.0 request line", request: "GET {{origin}}/ HTTP/2.0\r\nHost: x\r\n\r\n", status: 505),
+        Case(
+            name: "a transfer coding other than chunked",
+            request: "POST {{origin}}/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", status: 501
+        ),
+        Case(name: "two Host fields", request: "GET {{origin}}/ HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", status: 400),
         Case(
             name: "ftp:// URL", request: "GET ftp://127.0.0.1/file HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", status: 400,
             bodyMentions: "only http and https"
