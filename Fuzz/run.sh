@@ -46,7 +46,7 @@ if [ ! -f "$toolchain_lib/libclang_rt.fuzzer-$arch.a" ] || [ "${FUZZ_SYSTEM_LIBF
     fi
     echo "run.sh: using $libfuzzer" >&2
     # The same instrumentation -sanitize=fuzzer asks for, with the runtime linked by hand; libFuzzer is C++.
-    sanitize=(-sanitize=address -sanitize-coverage=edge,trace-cmp,indirect-calls,trace-pc-guard
+    sanitize=(-sanitize=address -sanitize-coverage=edge,trace-cmp,indirect-calls,inline-8bit-counters,pc-table
         -Xlinker --whole-archive -Xlinker "$libfuzzer" -Xlinker --no-whole-archive -lstdc++)
 fi
 

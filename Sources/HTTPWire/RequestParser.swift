@@ -1,8 +1,9 @@
 /// Turns the bytes a client sends into request heads, body pieces and ends (RFC 9112), incrementally.
 ///
 /// Append whatever the socket delivered, then call `next()` until it returns nil. The parser never reads a socket;
-/// it keeps received bytes in one buffer, remembers how far it has scanned, and copies each body byte once.
-/// Pipelined requests are parsed one after another from the same buffer.
+/// it keeps received bytes in one buffer and remembers how far it has scanned. Body bytes appended while nothing
+/// else is buffered go straight into a `.body` piece (one copy); only those that arrive behind a head in the same
+/// append pass through the buffer. Pipelined requests are parsed one after another from the same buffer.
 public struct RequestParser: Sendable {
     /// Bounds on what a client may send before the parser gives up on it.
     public struct Limits: Sendable, Equatable {
@@ -46,6 +47,8 @@ public struct RequestParser: Sendable {
         var method: String
         var target: String
         var version: HTTPVersion
+        /// Bytes of the request line with its terminator.
+        var lineBytes = 0
         var fields: [HTTPField] = []
         /// Bytes of the header section so far, terminators included, bounded by `maxHeaderBytes`.
         var sectionBytes = 0
@@ -68,18 +71,24 @@ public struct RequestParser: Sendable {
     /// How far past `readIndex` the current line has been scanned without finding its end,
     /// so that appending a few bytes does not rescan the whole line.
     var lineScanned = 0
-    /// Body bytes taken straight from `append` while nothing was buffered, so they are copied only once.
-    var directBody: [UInt8] = []
+    /// Body pieces taken straight from `append` while nothing was buffered, so they are copied only once;
+    /// each becomes one `.body` event, oldest first.
+    var directBody: [[UInt8]] = []
+    var directBodyByteCount = 0
     var state: State = .requestLine(emptyLinesSkipped: 0)
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
-    /// Bytes received but not yet turned into events: unparsed bytes and body bytes not yet delivered.
-    /// Field lines of a head still being received are not counted; `maxHeaderBytes` bounds them.
+    /// Bytes received but not yet turned into events: unparsed bytes, the lines of a head that is not complete yet,
+    /// and body bytes not yet handed out. Non-zero between requests means the client has started another one.
     public var bufferedByteCount: Int {
-        buffer.count - readIndex + directBody.count
+        var count = buffer.count - readIndex + directBodyByteCount
+        if case .headerLines(let partial) = state {
+            count += partial.lineBytes + partial.sectionBytes
+        }
+        return count
     }
 
     /// True between `.head` and `.end` of a request.
@@ -133,7 +142,8 @@ public struct RequestParser: Sendable {
             return input
         }
         let split = input.startIndex + taken
-        directBody.append(contentsOf: UnsafeBufferPointer(rebasing: input[..<split]))
+        directBody.append(Array(UnsafeBufferPointer(rebasing: input[..<split])))
+        directBodyByteCount += taken
         return input[split...]
     }
 
@@ -141,8 +151,8 @@ public struct RequestParser: Sendable {
     /// further calls return nil.
     public mutating func next() -> RequestEvent? {
         if !directBody.isEmpty {
-            let piece = directBody
-            directBody = []
+            let piece = directBody.removeFirst()
+            directBodyByteCount -= piece.count
             return .body(piece)
         }
         while true {
@@ -238,7 +248,8 @@ public struct RequestParser: Sendable {
                 return fail(.uriTooLong)
             }
             switch parseRequestLine(from: readIndex, to: contentEnd) {
-            case .success(let partial):
+            case .success(var partial):
+                partial.lineBytes = lineEnd - readIndex
                 consume(upTo: lineEnd)
                 state = .headerLines(partial)
                 return .proceed
@@ -379,6 +390,7 @@ public struct RequestParser: Sendable {
         readIndex = 0
         lineScanned = 0
         directBody = []
+        directBodyByteCount = 0
         return .emit(.error(error))
     }
 }

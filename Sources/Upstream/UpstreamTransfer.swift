@@ -116,6 +116,10 @@ public final class UpstreamTransfer: @unchecked Sendable {
     // MARK: libcurl callbacks (loop thread)
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        // After the final head, libcurl hands over a chunked body's trailer fields here. Larder re-frames
+        // the body and does not forward trailers (RFC 9110 §6.5.1 lets it discard them); they are not a
+        // second head.
+        if headDelivered { return true }
         switch head.consume(line) {
         case .needMore:
             return true

@@ -450,7 +450,7 @@ func insideMessage() {
     #expect(!parser.isInsideMessage)
 }
 
-@Test("body bytes appended while inside a body are counted as buffered until handed out in one piece")
+@Test("body bytes appended while inside a body are counted as buffered until handed out, one piece per append")
 func directBodyBytes() {
     var parser = RequestParser()
     parser.append(Array("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n".utf8))
@@ -462,11 +462,53 @@ func directBodyBytes() {
     parser.append(Array("abc".utf8))
     parser.append(Array("defghij".utf8) + Array("GET / HTTP/1.1\r\n\r\n".utf8))
     #expect(parser.bufferedByteCount == 10 + 18)
-    #expect(parser.next() == .body(Array("abcdefghij".utf8)))
+    #expect(parser.next() == .body(Array("abc".utf8)))
+    #expect(parser.next() == .body(Array("defghij".utf8)))
+    #expect(parser.bufferedByteCount == 18)
     #expect(parser.next() == .end)
     #expect(parser.next() == .head(RequestHead(method: "GET", target: "/"), framing: .none))
     #expect(parser.next() == .end)
     #expect(parser.bufferedByteCount == 0)
+}
+
+@Test("the lines of a head still arriving count as buffered; empty lines between requests do not")
+func partialHeadIsBuffered() {
+    var parser = RequestParser()
+    parser.append(Array("\r\n".utf8))
+    #expect(parser.next() == nil)
+    #expect(parser.bufferedByteCount == 0)
+    let lines = "GET / HTTP/1.1\r\nHost: a\r\n"
+    parser.append(Array(lines.utf8))
+    #expect(parser.next() == nil)
+    #expect(parser.bufferedByteCount == lines.utf8.count)
+    parser.append(Array("\r\n".utf8))
+    #expect(parser.next() == .head(RequestHead(method: "GET", target: "/", headers: ["Host": "a"]), framing: .none))
+    #expect(parser.bufferedByteCount == 0)
+}
+
+@Test("takeBufferedBytes hands over what follows a CONNECT head and finishes the parser")
+func takeBufferedBytesAfterConnect() {
+    var parser = RequestParser()
+    let tunnelBytes: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0x0D, 0x0A, 0x0D, 0x0A]
+    parser.append(Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8) + tunnelBytes)
+    guard case .head = parser.next() else {
+        Issue.record("no head")
+        return
+    }
+    #expect(parser.next() == .end)
+    #expect(parser.takeBufferedBytes() == tunnelBytes)
+    #expect(parser.bufferedByteCount == 0)
+    parser.append(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+    #expect(parser.next() == nil)
+}
+
+@Test("takeBufferedBytes keeps body bytes not yet handed out, in order")
+func takeBufferedBytesKeepsBody() {
+    var parser = RequestParser()
+    parser.append(Array("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\n".utf8))
+    _ = parser.next()
+    parser.append(Array("abcdef".utf8))
+    #expect(parser.takeBufferedBytes() == Array("abcdef".utf8))
 }
 
 @Test("an incomplete head yields nothing until its empty line arrives")

@@ -40,6 +40,9 @@ final class Connection: @unchecked Sendable {
     private var requestBodyBlocked = false
     private var closeWhenFlushed = false
     private var lastActivity = DispatchTime.now()
+    /// When the first byte of the head now awaited arrived: the header timeout runs from here, so a
+    /// client trickling a byte at a time cannot hold the connection forever.
+    private var headStarted: DispatchTime?
     private var framing: Framing = .none
     private var responseBodyBytes = 0
     private var openSources = 3
@@ -85,6 +88,7 @@ final class Connection: @unchecked Sendable {
         }
         if count > 0 {
             lastActivity = .now()
+            if phase == .awaitingHead && headStarted == nil { headStarted = lastActivity }
             lane.scratch.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             processEvents()
         } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -105,6 +109,7 @@ final class Connection: @unchecked Sendable {
             guard let event = parser.next() else { break }
             switch event {
             case .head(let head, let framing):
+                headStarted = nil
                 let exchange = Exchange(connection: self, head: head, framing: framing)
                 self.exchange = exchange
                 phase = .inExchange
@@ -115,10 +120,19 @@ final class Connection: @unchecked Sendable {
             case .end:
                 exchange?.requestEnded()
             case .error(let error):
+                keepAlive = false
+                if let exchange, exchange.transfer != nil {
+                    // The body broke off mid-request: the origin must not be left waiting for the rest.
+                    exchange.transfer?.cancel()
+                    exchange.transfer = nil
+                    if exchange.hasSentHead {
+                        exchange.abort("bad-request-body")
+                        return
+                    }
+                }
                 let exchange = self.exchange ?? Exchange(connection: self, head: nil, framing: .none)
                 self.exchange = exchange
                 phase = .inExchange
-                keepAlive = false
                 exchange.reject(.malformed(error))
                 return
             }
@@ -182,7 +196,9 @@ final class Connection: @unchecked Sendable {
             head.headers.remove("Content-Length")
             keepAlive = false
         }
-        if draining { keepAlive = false }
+        // An answer that says `Connection: close` (an error after which the request's framing can't be
+        // trusted, or one refusing the client) must really close, not only say so.
+        if draining || head.headers.listContains("Connection", token: "close") { keepAlive = false }
         head.headers.remove("Connection")
         if !keepAlive {
             head.headers.add("Connection", "close")
@@ -232,6 +248,8 @@ final class Connection: @unchecked Sendable {
         }
         phase = .awaitingHead
         lastActivity = .now()
+        // Pipelined bytes already here start the next head's clock.
+        headStarted = parser.bufferedByteCount > 0 ? lastActivity : nil
         processEvents()
     }
 
@@ -313,7 +331,9 @@ final class Connection: @unchecked Sendable {
         let timeouts = server.config.timeouts
         switch phase {
         case .awaitingHead where parser.bufferedByteCount > 0 || parser.isInsideMessage:
-            if idle > UInt64(timeouts.headerMilliseconds) * 1_000_000 {
+            let started = (headStarted ?? lastActivity).uptimeNanoseconds
+            let sinceHeadStarted = DispatchTime.now().uptimeNanoseconds - started
+            if sinceHeadStarted > UInt64(timeouts.headerMilliseconds) * 1_000_000 {
                 let exchange = Exchange(connection: self, head: nil, framing: .none)
                 self.exchange = exchange
                 phase = .inExchange

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+extension Daemon {
+    /// The descriptor count once it has held still for several reads in a row (connections that just
+    /// finished close asynchronously).
+    func settledFileDescriptorCount() async throws -> Int {
+        var last = -1
+        var unchanged = 0
+        return try await Poll.value("larder's descriptor count to settle", timeout: .seconds(10)) { () -> Int? in
+            let count = openFileDescriptorCount()
+            unchanged = count == last ? unchanged + 1 : 0
+            last = count
+            return unchanged >= 5 ? count : nil
+        }
+    }
+
+    /// Waits until the daemon holds at most `count` descriptors; records an issue listing them if it
+    /// still holds more after `timeout`.
+    func expectDescriptors(
+        atMost count: Int, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        var now = -1
+        do {
+            try await Poll.until("larder to hold at most \(count) descriptors", timeout: timeout) {
+                now = openFileDescriptorCount()
+                return now <= count
+            }
+        } catch {
+            Issue.record(
+                "larder holds \(now) descriptors, expected at most \(count): \(descriptorListing)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    /// What the daemon's descriptors point at, for failure messages.
+    var descriptorListing: String {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { name in
+            "\(name) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")) ?? "?")"
+        }.joined(separator: ", ")
+    }
+}

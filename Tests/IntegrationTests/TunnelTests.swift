@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Testing
+
+/// CONNECT opens a blind tunnel, only to allowed ports (RFC 9110 §9.3.6).
+@Suite("CONNECT tunnels")
+struct TunnelTests {
+    @Test("CONNECT to an allowed port carries bytes both ways and passes on the half-close")
+    func tunnelToEcho() async throws {
+        let echo = try TCPEchoServer()
+        let larder = try await Daemon.start(config: #"{"connectPorts": [\#(echo.port)]}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("CONNECT \(echo.authority) HTTP/1.1\r\nHost: \(echo.authority)\r\n\r\n")
+        let head = try await Self.readHead(client)
+        #expect(head.hasPrefix("HTTP/1.1 200 "), "reply: \(head)")
+
+        let payload = Payload.pattern(1024 * 1024)
+        try await client.send(payload)
+        #expect(try await client.read(count: payload.count) == payload)
+        try await client.send([0, 13, 10, 255])
+        #expect(try await client.read(count: 4) == [0, 13, 10, 255])
+        client.shutdownWrite()
+        #expect(try await client.readToEnd(timeout: .seconds(5)).isEmpty)
+        #expect(echo.connectionCount == 1)
+    }
+
+    @Test("curl --proxytunnel reaches an origin through a CONNECT tunnel, as https_proxy would")
+    func curlThroughTunnel() async throws {
+        let origin = try OriginServer { request in .ok("tunnelled \(request.target)") }
+        let larder = try await Daemon.start(config: #"{"connectPorts": [\#(origin.port)]}"#)
+        let result = try await Curl.run(["--proxytunnel", origin.url("/t?x=1")], via: larder)
+        #expect(result.exitCode == 0, "curl: \(result.stderr)")
+        #expect(result.bodyText == "tunnelled /t?x=1")
+        // In a tunnel the origin sees origin-form requests straight from curl, with no Via from Larder.
+        #expect(origin.requests.first?.header("Via") == nil)
+    }
+
+    @Test("CONNECT to a port not in connectPorts gets 403 and never reaches the destination")
+    func forbiddenPort() async throws {
+        let echo = try TCPEchoServer()
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("CONNECT \(echo.authority) HTTP/1.1\r\nHost: \(echo.authority)\r\n\r\n")
+        let response = try await client.readResponse()
+        #expect(response.status == 403)
+        #expect(response.proxyStatus?.error == "http_request_denied")
+        #expect(response.bodyText.contains("connectPorts"))
+        #expect(echo.connectionCount == 0)
+    }
+
+    @Test("bytes a client sends right behind the CONNECT head reach the destination")
+    func bytesBehindTheHead() async throws {
+        let echo = try TCPEchoServer()
+        let larder = try await Daemon.start(config: #"{"connectPorts": [\#(echo.port)]}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("CONNECT \(echo.authority) HTTP/1.1\r\nHost: \(echo.authority)\r\n\r\nearly bytes")
+        let head = try await Self.readHead(client)
+        #expect(head.hasPrefix("HTTP/1.1 200 "), "reply: \(head)")
+        #expect(try await client.read(count: 11) == Array("early bytes".utf8))
+    }
+
+    /// A CONNECT that cannot be opened, and the answer it must get.
+    struct Failure: Sendable, CustomTestStringConvertible {
+        var name: String
+        var status: Int
+        var error: String
+        var testDescription: String { name }
+    }
+
+    @Test(
+        "a CONNECT that cannot be opened gets a clear error, and the connection stays usable",
+        arguments: [
+            Failure(name: "refused", status: 502, error: "connection_refused"),
+            Failure(name: "unresolvable", status: 502, error: "dns_error"),
+            Failure(name: "link-local", status: 403, error: "destination_ip_prohibited"),
+            Failure(name: "Larder itself", status: 508, error: "proxy_loop_detected"),
+        ]
+    )
+    func connectFailures(failure: Failure) async throws {
+        let closed = try OriginServer { _ in .ok("never") }
+        closed.stop()
+        let larder = try await Daemon.start(config: #"{"connectPorts": [\#(closed.port), 443, 80]}"#)
+        let authority: String
+        switch failure.name {
+        case "refused": authority = "127.0.0.1:\(closed.port)"
+        case "unresolvable": authority = "nonexistent.invalid:443"
+        case "link-local": authority = "169.254.169.254:80"
+        default:
+            // Larder's own port is known only now: allow it (SIGHUP reloads), so only the loop check refuses it.
+            authority = "127.0.0.1:\(larder.port)"
+            let path = try #require(larder.configPath)
+            try #"{"connectPorts": [\#(larder.port)]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+            larder.signal(SIGHUP)
+            try await larder.waitForLog(containing: "msg=reloaded")
+        }
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\r\n")
+        let response = try await client.readResponse(timeout: .seconds(20))
+        #expect(response.status == failure.status)
+        #expect(response.proxyStatus?.error == failure.error)
+
+        // Nothing about the failure spoils the connection for the next request.
+        try await client.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+    }
+
+    /// Reads up to the blank line that ends a CONNECT reply (which has no body framing of its own).
+    static func readHead(_ client: RawClient) async throws -> String {
+        var received: [UInt8] = []
+        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+            let bytes = try await client.read(count: 1)
+            received += bytes
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate func ends(with suffix: [Element]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}

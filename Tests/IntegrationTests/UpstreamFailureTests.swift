@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// When the origin cannot give a complete response, the client gets a clear error with its RFC 9209 type,
+/// or, once a response has begun, a cut connection.
+@Suite("Upstream failures")
+struct UpstreamFailureTests {
+    @Test("a host name that does not resolve gets 502 dns_error")
+    func dnsFailure() async throws {
+        let larder = try await Daemon.start()
+        let result = try await Curl.get("http://nonexistent.invalid/", via: larder)
+        #expect(result.status == 502)
+        #expect(result.proxyStatus?.error == "dns_error")
+        #expect(result.proxyStatus?.name == "larder")
+        #expect(result.bodyText.contains("nonexistent.invalid"))
+    }
+
+    @Test("a closed port gets 502 connection_refused")
+    func connectionRefused() async throws {
+        let closed = try OriginServer { _ in .ok("never") }
+        closed.stop()
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(closed.url("/"), via: larder)
+        #expect(result.status == 502)
+        #expect(result.proxyStatus?.error == "connection_refused")
+    }
+
+    @Test("an origin that never answers gets 504 after the read timeout")
+    func readTimeout() async throws {
+        let origin = try OriginServer(always: OriginResponse(fault: .stall))
+        let larder = try await Daemon.start(config: #"{"timeouts": {"read": "1s"}}"#)
+        let started = ContinuousClock.now
+        let result = try await Curl.get(origin.url("/stall"), via: larder)
+        #expect(result.status == 504)
+        #expect(result.proxyStatus?.error == "http_response_timeout")
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test(
+        "an origin that answers with something that is not HTTP gets 502",
+        arguments: [OriginResponse.Fault.garbage, .closeWithoutResponse]
+    )
+    func invalidResponse(fault: OriginResponse.Fault) async throws {
+        let origin = try OriginServer(always: OriginResponse(fault: fault))
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(origin.url("/bad"), via: larder)
+        #expect(result.status == 502)
+        let error = try #require(result.proxyStatus?.error)
+        #expect(["http_protocol_error", "connection_terminated", "http_response_incomplete"].contains(error))
+    }
+
+    @Test("an origin whose header section is over 64 KiB gets 502")
+    func hugeResponseHead() async throws {
+        let padding = (0..<70).map { ("X-Padding-\($0)", String(repeating: "p", count: 1000)) }
+        let origin = try OriginServer(always: OriginResponse(headers: padding, body: .bytes(Array("x".utf8))))
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(origin.url("/huge"), via: larder)
+        #expect(result.status == 502)
+        #expect(result.proxyStatus?.error == "http_response_header_section_size")
+    }
+
+    @Test(
+        "an origin that dies mid-body makes curl fail, never see a complete response",
+        arguments: [
+            OriginResponse(body: .generated(count: 1_000_000), fault: .cutBody(afterBytes: 300_000)),
+            OriginResponse(
+                body: .chunked([Array(repeating: 0x61, count: 50_000), Array(repeating: 0x62, count: 50_000)]),
+                fault: .cutBody(afterBytes: 70_000)),
+        ]
+    )
+    func originDiesMidBody(response: OriginResponse) async throws {
+        let origin = try OriginServer(always: response)
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(origin.url("/cut"), via: larder)
+        #expect([18, 56].contains(result.exitCode), "curl exit \(result.exitCode): \(result.stderr)")
+        #expect(result.body.count < response.body.count)
+    }
+
+    @Test("an error answer is JSON when the client accepts application/json")
+    func jsonErrorBody() async throws {
+        let closed = try OriginServer { _ in .ok("never") }
+        closed.stop()
+        let larder = try await Daemon.start()
+        let result = try await Curl.get(closed.url("/"), via: larder, headers: ["Accept: application/json"])
+        #expect(result.status == 502)
+        #expect(result.header("Content-Type")?.hasPrefix("application/json") == true)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])
+        #expect(object["status"] as? Int == 502)
+        #expect(object["error"] as? String == "connection_refused")
+        #expect((object["message"] as? String)?.isEmpty == false)
+    }
+
+    @Test("an https:// URL to an origin with an untrusted certificate gets 502 tls_certificate_error")
+    func untrustedCertificate() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            print("skipped: /usr/bin/openssl is missing, so no local TLS origin can be started")
+            return
+        }
+        let server = try await TLSOrigin.start()
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send(
+            "GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        let response = try await client.readResponse(timeout: .seconds(20))
+        #expect(response.status == 502)
+        #expect(response.proxyStatus?.error == "tls_certificate_error")
+        withExtendedLifetime(server) {}
+    }
+}
