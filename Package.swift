@@ -36,6 +36,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The offline queue: unsafe requests kept in STATE_DIR and replayed in order.
+        .target(
+            name: "ReplayQueue",
+            dependencies: [
+                "HTTPWire", "Upstream",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "Upstream",
             dependencies: ["CCurl", "HTTPWire", .product(name: "Logging", package: "swift-log")],
@@ -44,7 +54,7 @@ let package = Package(
         .target(
             name: "Proxy",
             dependencies: [
-                "HTTPWire", "CachePolicy", "CacheStore", "Upstream",
+                "HTTPWire", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -61,6 +71,7 @@ let package = Package(
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy"], swiftSettings: strict),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: strict),
+        .testTarget(name: "ReplayQueueTests", dependencies: ["ReplayQueue"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["HTTPWire", "larder"],

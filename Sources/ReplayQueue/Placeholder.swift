@@ -1,0 +1,1 @@
+// placeholder: the replay queue lands here
