@@ -41,6 +41,7 @@ extension Exchange {
                 fetchForCache(url, head: head, conditional: nil, reason: reason)
             case .follower:
                 server.counters.recordCoalescedWait(route: routeName)
+                server.metrics.recordCoalescedWait()
                 waitingForFetch = true
                 let wait = DispatchTimeInterval.milliseconds(Int(config.cache.coalesceWaitMilliseconds))
                 queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(url, head: head, store: store) }

@@ -15,6 +15,9 @@ extension Exchange {
         case ("GET", "/_larder/stats"):
             let body = Array(server.statsJSON().utf8)
             respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
+        case ("GET", "/_larder/metrics"):
+            let body = Array((server.metricsExporter?() ?? "").utf8)
+            respond(ResponseHead.text(200, "", contentType: "text/plain; version=0.0.4; charset=utf-8", length: body.count), body: body)
         case ("DELETE", "/_larder/cache"):
             if let target = query["url"] {
                 guard let absolute = AbsoluteURL(string: target) else {

@@ -54,6 +54,7 @@ extension Exchange {
             connection.sendRaw(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
         requestTime = server.now()
+        upstreamStarted = .now()
         let queue = connection.lane.queue
         transfer = server.upstream.start(
             request,
@@ -66,6 +67,7 @@ extension Exchange {
         guard let transfer else { return }
         switch event {
         case .head(let origin):
+            server.metrics.recordUpstreamLatency(since: upstreamStarted)
             receiveHead(origin, url: url, request: head)
         case .body(let bytes):
             let count = bytes.count

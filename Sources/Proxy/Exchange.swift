@@ -29,6 +29,8 @@ final class Exchange: @unchecked Sendable {
     var waitingForFetch = false
     /// When the request went to the origin (RFC 9111 §4.2.3's request_time).
     var requestTime: Int64 = 0
+    /// When the request went to the origin, for the upstream latency histogram.
+    var upstreamStarted = DispatchTime.now()
     /// What the access log says about the outcome.
     var logStatus = 0
     var logBytes = 0
@@ -137,7 +139,8 @@ final class Exchange: @unchecked Sendable {
     }
 
     private func recordOutcome() {
-        guard lookup != nil else { return }
+        guard cacheStatus != "-" else { return }
+        server.metrics.recordRequest(cacheStatus: cacheStatus, route: routeName, bytes: logBytes, fromCache: servedFromCache)
         server.counters.record(status: cacheStatus, route: routeName, bytes: logBytes, fromCache: servedFromCache)
     }
 }

@@ -26,6 +26,9 @@ public final class ProxyServer: @unchecked Sendable {
     let store: CacheStore?
     let coalescer = Coalescer()
     let counters = CacheCounters()
+    let metrics = ProxyMetrics()
+    /// Renders every metric in Prometheus text format; set by the executable, which owns the registry.
+    let metricsExporter: (@Sendable () -> String)?
     /// Keys with a background refresh running, so each is refreshed once however many requests come.
     let refreshing = Mutex<Set<String>>([])
     /// Seconds since 1970; read once per request at the edge, and passed into the pure policy code.
@@ -41,8 +44,10 @@ public final class ProxyServer: @unchecked Sendable {
         config: Config,
         store: CacheStore?,
         logger: Logger,
+        metricsExporter: (@Sendable () -> String)? = nil,
         now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
     ) {
+        self.metricsExporter = metricsExporter
         state = Mutex(State(config: config))
         self.logger = logger
         self.store = store
