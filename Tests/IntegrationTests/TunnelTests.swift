@@ -74,17 +74,21 @@ struct TunnelTests {
             Failure(name: "unresolvable", status: 502, error: "dns_error"),
             Failure(name: "link-local", status: 403, error: "destination_ip_prohibited"),
             Failure(name: "Larder itself", status: 508, error: "proxy_loop_detected"),
+            Failure(name: "never accepting", status: 504, error: "connection_timeout"),
         ]
     )
     func connectFailures(failure: Failure) async throws {
         let closed = try OriginServer { _ in .ok("never") }
         closed.stop()
-        let larder = try await Daemon.start(config: #"{"connectPorts": [\#(closed.port), 443, 80]}"#)
+        let silent = try SilentListener()
+        let larder = try await Daemon.start(
+            config: #"{"connectPorts": [\#(closed.port), \#(silent.port), 443, 80], "timeouts": {"connect": "1s"}}"#)
         let authority: String
         switch failure.name {
         case "refused": authority = "127.0.0.1:\(closed.port)"
         case "unresolvable": authority = "nonexistent.invalid:443"
         case "link-local": authority = "169.254.169.254:80"
+        case "never accepting": authority = silent.authority
         default:
             // Larder's own port is known only now: allow it (SIGHUP reloads), so only the loop check refuses it.
             authority = "127.0.0.1:\(larder.port)"
@@ -102,6 +106,7 @@ struct TunnelTests {
         // Nothing about the failure spoils the connection for the next request.
         try await client.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
+        withExtendedLifetime(silent) {}
     }
 
     /// Reads up to the blank line that ends a CONNECT reply (which has no body framing of its own).

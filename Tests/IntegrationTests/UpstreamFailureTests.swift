@@ -25,6 +25,18 @@ struct UpstreamFailureTests {
         #expect(result.proxyStatus?.error == "connection_refused")
     }
 
+    @Test("an origin that never accepts the connection gets 504 connection_timeout after the connect timeout")
+    func connectTimeout() async throws {
+        let silent = try SilentListener()
+        let larder = try await Daemon.start(config: #"{"timeouts": {"connect": "1s"}}"#)
+        let started = ContinuousClock.now
+        let result = try await Curl.get("http://\(silent.authority)/", via: larder)
+        #expect(result.status == 504)
+        #expect(result.proxyStatus?.error == "connection_timeout")
+        #expect(ContinuousClock.now - started < .seconds(10))
+        withExtendedLifetime(silent) {}
+    }
+
     @Test("an origin that never answers gets 504 after the read timeout")
     func readTimeout() async throws {
         let origin = try OriginServer(always: OriginResponse(fault: .stall))
@@ -35,6 +47,22 @@ struct UpstreamFailureTests {
         #expect(result.proxyStatus?.error == "http_response_timeout")
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(origin.requests.count == 1)
+    }
+
+    @Test("a client that goes away while the origin is silent frees the upstream connection at once")
+    func clientLeavesDuringSilence() async throws {
+        let origin = try OriginServer(always: OriginResponse(fault: .stall))
+        let larder = try await Daemon.start()
+        _ = try await Curl.get("http://127.0.0.1:\(larder.port)/_larder/health", via: nil)
+        let before = try await larder.settledFileDescriptorCount()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("GET \(origin.url("/wait")) HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Poll.until("the origin to receive the request") { origin.requests.count == 1 }
+        client.close()
+        // Well before the 60 s read timeout: neither the client socket nor the upstream one remains.
+        await larder.expectDescriptors(atMost: before, timeout: .seconds(5))
+        let line = try await larder.waitForLog(containing: "msg=access", occurrence: 2)
+        #expect(AccessLogLine(line)?["status"] == "499")
     }
 
     @Test(
@@ -75,6 +103,22 @@ struct UpstreamFailureTests {
         let result = try await Curl.get(origin.url("/cut"), via: larder)
         #expect([18, 56].contains(result.exitCode), "curl exit \(result.exitCode): \(result.stderr)")
         #expect(result.body.count < response.body.count)
+    }
+
+    @Test("a failed HEAD gets the error's head without a body, and the connection carries on")
+    func failedHead() async throws {
+        let closed = try OriginServer { _ in .ok("never") }
+        closed.stop()
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("HEAD \(closed.url("/")) HTTP/1.1\r\nHost: x\r\n\r\n")
+        let failed = try await client.readResponse(method: "HEAD")
+        #expect(failed.status == 502)
+        #expect(failed.proxyStatus?.error == "connection_refused")
+        try await client.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
+        let next = try await client.readResponse()
+        #expect(next.status == 200)
+        #expect(next.bodyText == "ok\n")
     }
 
     @Test("an error answer is JSON when the client accepts application/json")

@@ -140,12 +140,16 @@ final class Connection: @unchecked Sendable {
         updateReadInterest()
     }
 
-    /// Reads only while a request is being received; pipelined bytes wait in the kernel.
+    /// Reads while a request is being received, and while its response is pending, so that a client
+    /// that leaves is noticed at once and its upstream transfer cancelled (as nginx and Squid do, a
+    /// half-close counts as leaving). Pipelined bytes wait in the parser, bounded, then in the kernel.
     private func updateReadInterest() {
         let wantsBytes: Bool
         switch phase {
         case .awaitingHead: wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
-        case .inExchange: wantsBytes = !requestBodyBlocked && !(exchange?.requestComplete ?? false)
+        case .inExchange where exchange?.requestComplete ?? false:
+            wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
+        case .inExchange: wantsBytes = !requestBodyBlocked
         case .closing: wantsBytes = false
         case .closed, .handedOff: return  // the sources are cancelled; a suspend would keep them alive
         }

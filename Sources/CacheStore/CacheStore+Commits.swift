@@ -1,0 +1,214 @@
+import Dispatch
+import GRDB
+import HTTPWire
+import Logging
+
+extension CacheStore {
+    /// Starts storing a response; nil when storing is paused after a write error, or when `expectedSize` exceeds
+    /// `maxObjectSize` (or the whole disk budget).
+    public func writer(for entry: StoredEntry, expectedSize: Int?) -> CacheWriter? {
+        guard backoff.allowsWrites(now: clock()) else { return nil }
+        if let expectedSize, expectedSize < 0 || expectedSize > limits.storableMaxBytes { return nil }
+        return CacheWriter(store: self, entry: entry, expectedSize: expectedSize)
+    }
+
+    /// After a 304 (RFC 9111 §4.3.4): replaces the stored head and times of that variant; the body stays.
+    /// The memory tier sees the new head at once; the index with the next batch.
+    public func refresh(key: String, variant: String, head: ResponseHead, requestTime: Int64, responseTime: Int64) {
+        memory.update(key: key, variant: variant) { entry in
+            entry.head = head
+            entry.requestTime = requestTime
+            entry.responseTime = responseTime
+        }
+        enqueue(
+            .refresh(key: key, variant: variant, head: head, requestTime: requestTime, responseTime: responseTime))
+    }
+
+    func enqueue(_ write: PendingWrite) {
+        let schedule = pending.withLock { pending in
+            pending.writes.append(write)
+            defer { pending.drainScheduled = true }
+            return !pending.drainScheduled
+        }
+        if schedule { writerQueue.async { self.drain() } }
+    }
+
+    /// Counts a failed write and pauses storing (logged once per outage).
+    func recordWriteFailure(_ error: any Error) {
+        disk.withLock { $0.writeFailures += 1 }
+        backoff.recordFailure(error, now: clock(), logger: logger)
+    }
+
+    /// Reports a commit's outcome on `completionQueue` (so a completion may call back into the store), then
+    /// lets `flush()` return.
+    func complete(_ completion: (@Sendable (Bool) -> Void)?, stored: Bool) {
+        guard let completion else {
+            writesInFlight.leave()
+            return
+        }
+        // Holds the group, not the store: once `flush()` returns, nothing queued keeps the store alive.
+        completionQueue.async { [writesInFlight] in
+            completion(stored)
+            writesInFlight.leave()
+        }
+    }
+
+    /// Writes everything queued as one transaction: renamed bodies' rows, refreshes, batched access times, then
+    /// least-recently-used eviction if the disk budget is exceeded. Runs on `writerQueue`.
+    func drain() {
+        let writes = pending.withLock { pending in
+            pending.drainScheduled = false
+            defer { pending.writes = [] }
+            return pending.writes
+        }
+        let accessTimes = accesses.withLock { log in
+            log.drainScheduled = false
+            defer { log.times = [:] }
+            return log.times
+        }
+        let overBudget = disk.withLock { $0.bytes > limits.diskMaxBytes }
+        guard !writes.isEmpty || !accessTimes.isEmpty || overBudget else { return }
+
+        var fileIDs: [UInt64] = []
+        for case .commit(let job) in writes where !job.isInline { fileIDs.append(job.entry.bodyID) }
+        let batch = orphanSweep.whileRenaming(fileIDs) {
+            commitBatch(moveBodiesIntoPlace(writes), accessTimes: accessTimes)
+        }
+
+        if !batch.committed.isEmpty { backoff.recordSuccess(logger: logger) }
+        for (_, error) in batch.failed { recordWriteFailure(error) }
+        let forgotten = Set(batch.evicted.map(\.key)).union(batch.invalidated)
+        if !forgotten.isEmpty { memory.invalidate(keys: forgotten) }
+        let copies = Dictionary(
+            batch.committed.compactMap { job in job.memoryCopy.map { (job.entry.bodyID, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        for (key, rows) in batch.reloaded {
+            memory.replace(
+                key: key,
+                with: rows.map { row in
+                    var variant = memoryVariant(row)
+                    if variant.body == nil { variant.body = copies[row.entry.bodyID] }
+                    return variant
+                })
+        }
+        if let totals = batch.totals {
+            disk.withLock { disk in
+                disk.entries = totals.entries
+                disk.bytes = totals.bytes
+                disk.evictions += batch.evicted.count
+            }
+        }
+        unlinkBodies(batch.replaced + batch.evicted)
+        for job in batch.committed { complete(job.completion, stored: true) }
+        for (job, _) in batch.failed { complete(job.completion, stored: false) }
+    }
+
+    /// What one drain did, for the updates that follow its transaction.
+    struct Batch {
+        var committed: [CommitJob] = []
+        var failed: [(CommitJob, any Error)] = []
+        var replaced: [RemovedRow] = []
+        var evicted: [RemovedRow] = []
+        /// Keys whose variant lists changed, as they now stand.
+        var reloaded: [String: [IndexedVariant]] = [:]
+        /// Keys the memory tier must forget (a refresh that did not reach the index).
+        var invalidated: Set<String> = []
+        var totals: (entries: Int, bytes: Int)?
+    }
+
+    /// Renames each finished body file to its final name and syncs the bucket directories, so the rows about to
+    /// commit point at whole, durable files.
+    private func moveBodiesIntoPlace(_ writes: [PendingWrite]) -> (
+        ready: [PendingWrite], failed: [(CommitJob, any Error)]
+    ) {
+        var ready: [PendingWrite] = []
+        var failed: [(CommitJob, any Error)] = []
+        var buckets: Set<String> = []
+        for write in writes {
+            guard case .commit(let job) = write, case .file(let tempPath) = job.body else {
+                ready.append(write)
+                continue
+            }
+            do {
+                buckets.insert(try files.moveIntoPlace(tempPath, bodyID: job.entry.bodyID))
+                ready.append(write)
+            } catch {
+                FileSystem.remove(tempPath)
+                failed.append((job, error))
+            }
+        }
+        do {
+            for bucket in buckets { try FileSystem.syncDirectory(bucket) }
+        } catch {
+            ready = ready.filter { write in
+                guard case .commit(let job) = write, !job.isInline else { return true }
+                FileSystem.remove(files.path(for: job.entry.bodyID))
+                failed.append((job, error))
+                return false
+            }
+        }
+        return (ready, failed)
+    }
+
+    private func commitBatch(
+        _ prepared: (ready: [PendingWrite], failed: [(CommitJob, any Error)]), accessTimes: [VariantRef: Int64]
+    ) -> Batch {
+        var batch = Batch(failed: prepared.failed)
+        let ready = prepared.ready
+        let target = limits.diskMaxBytes - limits.diskMaxBytes / 20
+        do {
+            if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
+            batch = try pool.write { db in
+                var batch = batch
+                try StoreIndex.touch(db, accessTimes)
+                for write in ready {
+                    switch write {
+                    case .commit(let job):
+                        if let old = try StoreIndex.insert(db, job, now: accessClock.next()) {
+                            batch.replaced.append(old)
+                        }
+                        batch.committed.append(job)
+                    case .refresh(let key, let variant, let head, let requestTime, let responseTime):
+                        _ = try StoreIndex.refresh(
+                            db, key: key, variant: variant, head: head, requestTime: requestTime,
+                            responseTime: responseTime)
+                    }
+                }
+                // Evict to 95 % of the budget, so the next commits do not each evict.
+                batch.evicted = try StoreIndex.evict(db, above: limits.diskMaxBytes, downTo: target)
+                let evictedKeys = Set(batch.evicted.map(\.key))
+                for key in Set(ready.map(\.key)) where !evictedKeys.contains(key) {
+                    batch.reloaded[key] = try StoreIndex.variants(db, key: key, withInlineBodies: false)
+                }
+                batch.totals = try StoreIndex.totals(db)
+                return batch
+            }
+        } catch {
+            batch = Batch(failed: prepared.failed)
+            for write in ready {
+                switch write {
+                case .commit(let job):
+                    if !job.isInline { FileSystem.remove(files.path(for: job.entry.bodyID)) }
+                    batch.failed.append((job, error))
+                case .refresh(let key, _, _, _, _):
+                    batch.invalidated.insert(key)
+                }
+            }
+            if batch.failed.isEmpty { backoff.recordFailure(error, now: clock(), logger: logger) }
+        }
+        return batch
+    }
+
+    /// Unlinks the files of bodies that left the index, in the background.
+    func unlinkBodies(_ rows: [RemovedRow]) {
+        guard !rows.isEmpty else { return }
+        verifiedFiles.withLock { verified in
+            for row in rows { verified[row.bodyID] = nil }
+        }
+        let paths = rows.filter(\.hasFile).map { files.path(for: $0.bodyID) }
+        guard !paths.isEmpty else { return }
+        janitorQueue.async(group: janitorWork) {
+            for path in paths { FileSystem.remove(path) }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Dispatch
+import GRDB
+import HTTPWire
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The cache's storage: a memory tier (LRU by bytes) over a disk tier (SQLite index plus body files).
+///
+/// Reads run on the caller's thread: a memory hit takes one mutex; otherwise one indexed SQLite read.
+/// Every index change runs on `writerQueue`, batched into one transaction per drain, and is followed by the
+/// matching memory-tier update, so the tier never shows what the index no longer holds.
+///
+/// Crash safety: a body file is written under `tmp/`, synced, renamed to `bodies/xx/<id>` and its directory
+/// synced before the row naming it commits, so a row never points at a partial body. After a crash, `tmp/` is
+/// emptied at start-up, files without a row are swept in the background, and a row whose file went missing or
+/// changed is caught by `body(of:)` (size, CRC-32) and removed.
+public final class CacheStore: Sendable {
+    let limits: StoreLimits
+    let logger: Logger
+    let files: BodyFiles
+    let pool: DatabasePool
+    let memory: MemoryTier
+    let backoff: WriteBackoff
+    let accessClock: AccessClock
+    let orphanSweep: OrphanSweep
+    /// Seconds since 1970; injected by tests to step through the write back-off.
+    let clock: @Sendable () -> Int64
+    private let lockDescriptor: Int32
+
+    /// Runs every index change, one batch at a time.
+    let writerQueue = DispatchQueue(label: "larder.store.writer")
+    /// Unlinks bodies that left the index.
+    let janitorQueue = DispatchQueue(label: "larder.store.janitor", qos: .utility)
+    /// Runs commit completions, in order. A serial queue of its own gets a thread even when the global pool is
+    /// busy; completions are expected to be short (a hop to the caller's queue).
+    let completionQueue = DispatchQueue(label: "larder.store.completions")
+    /// Each writer's file queue targets this one, so bodies are written in parallel.
+    let bodyQueue = DispatchQueue(label: "larder.store.bodies", attributes: .concurrent)
+    /// Entered by each `commit()` until its completion has run, and by each abandoned temp file until it is gone.
+    let writesInFlight = DispatchGroup()
+    let janitorWork = DispatchGroup()
+
+    let pending = Mutex(PendingWrites())
+    let accesses = Mutex(AccessLog())
+    /// Body files verified by this process, with the stamp they had then.
+    let verifiedFiles = Mutex<[UInt64: FileStamp]>([:])
+    let disk: Mutex<DiskCounters>
+
+    /// Index changes waiting for the next drain.
+    struct PendingWrites {
+        var writes: [PendingWrite] = []
+        var drainScheduled = false
+    }
+
+    /// Hits not yet written to `last_access`; written with the next batch, or within `AccessLog.delay`.
+    struct AccessLog {
+        static let delay = DispatchTimeInterval.seconds(5)
+        static let maxHeld = 10_000
+        var times: [VariantRef: Int64] = [:]
+        var drainScheduled = false
+
+        /// When a newly logged hit reaches the index.
+        enum Write {
+            case withNextBatch, later, now
+        }
+    }
+
+    struct DiskCounters {
+        var entries = 0
+        var bytes = 0
+        var evictions = 0
+        var writeFailures = 0
+    }
+
+    /// Opens (creating if needed) the cache in `directory`: directories 0700, files 0600, the index in WAL mode.
+    /// Recovery is quick whatever the size: `tmp/` is emptied, everything else is checked lazily or in the
+    /// background.
+    public convenience init(directory: String, limits: StoreLimits, logger: Logger) throws {
+        try self.init(
+            directory: directory, limits: limits, logger: logger, clock: { AccessClock.wallMillis() / 1000 },
+            faults: FaultInjection())
+    }
+
+    /// The same, with the clock the write back-off reads, and a hook that makes writes fail.
+    package init(
+        directory: String, limits: StoreLimits, logger: Logger, clock: @escaping @Sendable () -> Int64,
+        faults: FaultInjection
+    ) throws {
+        let files = BodyFiles(root: directory, faults: faults)
+        let lockDescriptor: Int32
+        let pool: DatabasePool
+        let totals: (entries: Int, bytes: Int)
+        let latestAccess: Int64
+        do {
+            try FileSystem.makeDirectories(directory)
+            lockDescriptor = try CacheStore.lock(files.lockPath, directory: directory)
+        } catch let error as StoreIOError {
+            throw CacheStoreError.cannotOpen(path: directory, reason: "\(error)")
+        }
+        do {
+            try FileSystem.makeDirectory(files.tempDirectory)
+            try FileSystem.makeDirectory(files.bodiesDirectory)
+            let leftovers = FileSystem.removeContents(of: files.tempDirectory)
+            if leftovers > 0 {
+                logger.notice("removed unfinished cache bodies", metadata: ["count": "\(leftovers)"])
+            }
+            try FileSystem.createIfMissing(files.indexPath)
+            var configuration = Configuration()
+            configuration.label = "larder.store"
+            configuration.prepareDatabase { db in
+                // WAL with NORMAL: a commit survives a process crash; power loss may lose the last ones.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            pool = try DatabasePool(path: files.indexPath, configuration: configuration)
+            try StoreIndex.migrator().migrate(pool)
+            (totals, latestAccess) = try pool.read { db in
+                (try StoreIndex.totals(db), try StoreIndex.latestAccess(db))
+            }
+        } catch {
+            close(lockDescriptor)
+            throw CacheStoreError.cannotOpen(path: directory, reason: "\(error)")
+        }
+        self.limits = limits
+        self.logger = logger
+        self.files = files
+        self.pool = pool
+        self.lockDescriptor = lockDescriptor
+        self.clock = clock
+        self.memory = MemoryTier(maxBytes: limits.memoryMaxBytes)
+        self.backoff = WriteBackoff(pause: limits.pauseAfterWriteError)
+        self.accessClock = AccessClock(after: latestAccess)
+        self.orphanSweep = OrphanSweep(pool: pool, files: files, logger: logger)
+        self.disk = Mutex(DiskCounters(entries: totals.entries, bytes: totals.bytes))
+        orphanSweep.start()
+        if totals.bytes > limits.diskMaxBytes {
+            // The budget shrank since the last run.
+            writerQueue.async { self.drain() }
+        }
+    }
+
+    deinit {
+        orphanSweep.cancelAndWait()
+        close(lockDescriptor)
+    }
+
+    /// One store per directory: an exclusive `flock` on `CACHE_DIR/lock`, released when the store goes away.
+    private static func lock(_ path: String, directory: String) throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, FileSystem.fileMode)
+        guard descriptor >= 0 else { throw StoreIOError(operation: "open", path: path, code: errno) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            close(descriptor)
+            if code == EWOULDBLOCK { throw CacheStoreError.directoryInUse(path: directory) }
+            throw StoreIOError(operation: "flock", path: path, code: code)
+        }
+        return descriptor
+    }
+
+    public func stats() -> CacheStats {
+        let memory = memory.counts()
+        let disk = disk.withLock { $0 }
+        return CacheStats(
+            memoryEntries: memory.entries, memoryBytes: memory.bytes, diskEntries: disk.entries,
+            diskBytes: disk.bytes, evictions: disk.evictions, memoryEvictions: memory.evictions,
+            writeFailures: disk.writeFailures)
+    }
+
+    /// Waits until queued commits are durable and their completions have run, then writes pending access times
+    /// and finishes pending unlinks (tests; shutdown). Not to be called from a commit completion.
+    public func flush() {
+        writesInFlight.wait()
+        writerQueue.sync { drain() }
+        janitorWork.wait()
+    }
+
+    /// Where the body file of `entry` is, if it has one (tests damage it on purpose).
+    package func bodyFilePath(of entry: StoredEntry) -> String {
+        files.path(for: entry.bodyID)
+    }
+
+    /// Waits for the start-up orphan sweep (tests).
+    package func waitForOrphanSweep() {
+        orphanSweep.wait()
+    }
+}

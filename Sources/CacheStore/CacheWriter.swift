@@ -1,0 +1,227 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Receives a body as it streams to the client and commits it to the store when the body is whole.
+///
+/// Confinement: the caller-side state (`phase`, `buffer`, `total`, `keepsCopy`) is used by one caller queue at
+/// a time (not thread-safe itself); the file state (`descriptor`, `crc`, `writeError`) only on `fileQueue`.
+/// `append` stays cheap: up to `inlineMaxBytes` the body is buffered, beyond that it is written to a temp file
+/// on `fileQueue`, in order, while the caller goes on.
+public final class CacheWriter: @unchecked Sendable {
+    private enum Phase {
+        /// The whole body so far is in `buffer`.
+        case buffering
+        /// The body goes to the temp file.
+        case spilling
+        /// Nothing will be stored.
+        case abandoned
+        case committed
+    }
+
+    /// Bytes handed to `fileQueue` but not yet written; past this the disk is too slow to keep up, and the
+    /// writer gives up rather than hold the body in memory.
+    static let maxBacklog = 8 << 20
+
+    private let store: CacheStore
+    private var entry: StoredEntry
+    private let expectedSize: Int?
+    private let bodyID: UInt64
+    private let tempPath: String
+    private let fileQueue: DispatchQueue
+
+    // Caller side.
+    private var phase = Phase.buffering
+    /// The body while buffering; after spilling, a copy for the memory tier while the body may still fit it.
+    private var buffer: [UInt8] = []
+    private var keepsCopy = false
+    private var total = 0
+
+    // Shared.
+    private let backlog = Atomic(0)
+    private let fileFailed = Atomic(false)
+
+    // On `fileQueue`.
+    private var descriptor: Int32 = -1
+    private var crc = CRC32()
+    private var writeError: (any Error)?
+
+    init(store: CacheStore, entry: StoredEntry, expectedSize: Int?) {
+        self.store = store
+        self.entry = entry
+        self.expectedSize = expectedSize
+        self.bodyID = UInt64.random(in: 1...UInt64.max)
+        self.tempPath = store.files.newTempPath()
+        self.fileQueue = DispatchQueue(label: "larder.store.body", target: store.bodyQueue)
+    }
+
+    deinit {
+        // Every queued file operation holds `self`, so none is pending here.
+        if case .spilling = phase {
+            if descriptor >= 0 { close(descriptor) }
+            FileSystem.remove(tempPath)
+        }
+    }
+
+    public func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        switch phase {
+        case .buffering, .spilling: break
+        case .abandoned, .committed: return
+        }
+        total += bytes.count
+        if let expectedSize, total > expectedSize {
+            abandon()
+            return
+        }
+        if total > store.limits.storableMaxBytes {
+            abandon()
+            return
+        }
+        let memoryMax = store.limits.memoryBodyMaxBytes
+        if case .buffering = phase {
+            buffer.append(contentsOf: bytes)
+            guard total > store.limits.inlineMaxBytes else { return }
+            phase = .spilling
+            let first = buffer
+            keepsCopy = total <= memoryMax
+            if !keepsCopy { buffer = [] }
+            writeToFile(first)
+            return
+        }
+        if keepsCopy {
+            if total <= memoryMax {
+                buffer.append(contentsOf: bytes)
+            } else {
+                keepsCopy = false
+                buffer = []
+            }
+        }
+        if fileFailed.load(ordering: .relaxed) {
+            abandon()
+            return
+        }
+        writeToFile(bytes)
+    }
+
+    /// Commits the body if it is whole (`expectedSize`, when given, matches) and every write worked; the
+    /// completion (on the store's completion queue) says whether it was stored. A committed body is durable: its
+    /// file synced and renamed into place before its index row commits, replacing any older row for the same key
+    /// and variant (whose old body file is then deleted). Small bodies also go to the memory tier.
+    public func commit(completion: (@Sendable (Bool) -> Void)? = nil) {
+        store.writesInFlight.enter()
+        switch phase {
+        case .buffering, .spilling: break
+        case .abandoned, .committed:
+            store.complete(completion, stored: false)
+            return
+        }
+        if let expectedSize, total != expectedSize {
+            abandon()
+            store.complete(completion, stored: false)
+            return
+        }
+        entry.bodySize = total
+        entry.bodyID = bodyID
+        let memoryMax = store.limits.memoryBodyMaxBytes
+        if case .buffering = phase {
+            phase = .committed
+            let body = buffer
+            buffer = []
+            store.enqueue(
+                .commit(
+                    CommitJob(
+                        entry: entry, body: .inline(body), crc: CRC32.checksum(body),
+                        memoryCopy: body.count <= memoryMax ? body : nil, completion: completion)))
+            return
+        }
+        phase = .committed
+        let copy = keepsCopy ? buffer : nil
+        buffer = []
+        let entry = entry
+        fileQueue.async { self.finishFile(entry: entry, memoryCopy: copy, completion: completion) }
+    }
+
+    /// Drops the body; nothing is stored and the temp file goes.
+    public func discard() {
+        switch phase {
+        case .buffering, .spilling: abandon()
+        case .abandoned, .committed: break
+        }
+    }
+
+    private func abandon() {
+        let spilled = if case .spilling = phase { true } else { false }
+        phase = .abandoned
+        buffer = []
+        guard spilled else { return }
+        store.writesInFlight.enter()
+        fileQueue.async {
+            self.removeTempFile()
+            self.store.writesInFlight.leave()
+        }
+    }
+
+    private func writeToFile(_ chunk: [UInt8]) {
+        let queued = backlog.add(chunk.count, ordering: .relaxed).newValue
+        // One chunk alone is always taken; the limit is on chunks piling up behind it.
+        if queued > CacheWriter.maxBacklog && queued > chunk.count {
+            store.logger.debug("cache body dropped: the disk falls behind", metadata: ["key": "\(entry.key)"])
+            abandon()
+            return
+        }
+        fileQueue.async { self.write(chunk) }
+    }
+
+    // MARK: On fileQueue
+
+    private func write(_ chunk: [UInt8]) {
+        backlog.subtract(chunk.count, ordering: .relaxed)
+        guard writeError == nil else { return }
+        do {
+            if descriptor < 0 { descriptor = try store.files.createTemp(tempPath) }
+            try store.files.write(descriptor, chunk, path: tempPath)
+            crc.update(chunk)
+        } catch {
+            writeError = error
+            fileFailed.store(true, ordering: .relaxed)
+            store.recordWriteFailure(error)
+        }
+    }
+
+    private func finishFile(entry: StoredEntry, memoryCopy: [UInt8]?, completion: (@Sendable (Bool) -> Void)?) {
+        guard writeError == nil else {
+            removeTempFile()
+            store.complete(completion, stored: false)
+            return
+        }
+        do {
+            try store.files.sync(descriptor, path: tempPath)
+        } catch {
+            store.recordWriteFailure(error)
+            removeTempFile()
+            store.complete(completion, stored: false)
+            return
+        }
+        close(descriptor)
+        descriptor = -1
+        store.enqueue(
+            .commit(
+                CommitJob(
+                    entry: entry, body: .file(tempPath: tempPath), crc: crc.value, memoryCopy: memoryCopy,
+                    completion: completion)))
+    }
+
+    private func removeTempFile() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        FileSystem.remove(tempPath)
+    }
+}
