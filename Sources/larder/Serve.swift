@@ -39,7 +39,10 @@ struct Serve: ParsableCommand {
 
         // A client that goes away mid-write must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
-        let server = ProxyServer(config: settings, store: openStore(settings, logger: logger), logger: logger)
+        let metrics = MetricsExporter()
+        let store = openStore(settings, logger: logger)
+        metrics.observe(store)
+        let server = ProxyServer(config: settings, store: store, logger: logger, metricsExporter: metrics.render)
         let notifier = SystemdNotifier()
         let address: String
         do {
