@@ -36,7 +36,7 @@ struct RequestBodyTests {
         #expect(seen.method == "PUT")
         #expect(seen.header(framing.originField.0) == framing.originField.1)
         #expect(seen.body.count == body.count)
-        #expect(seen.body == body)
+        #expect(Payload.same(seen.body, body))
     }
 
     @Test("curl's Expect: 100-continue for a large body gets a 100 from Larder, so the upload never stalls")
@@ -52,7 +52,7 @@ struct RequestBodyTests {
         )
         #expect(result.exitCode == 0, "curl: \(result.stderr)")
         #expect(result.bodyText == "\(body.count)")
-        #expect(origin.requests.first?.body == body)
+        #expect(Payload.same(origin.requests.first?.body ?? [], body))
         // Larder answered the expectation itself; the origin never saw it.
         #expect(origin.requests.first?.header("Expect") == nil)
     }

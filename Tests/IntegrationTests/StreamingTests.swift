@@ -33,6 +33,22 @@ struct StreamingTests {
         #expect(peak < 64 * 1024, "peak resident memory \(peak) KiB")
     }
 
+    @Test("a 64 MiB upload streams to the origin intact, with the daemon's peak resident memory under 64 MiB")
+    func largeUpload() async throws {
+        let body = Payload.pattern(64 * 1024 * 1024)
+        let origin = try OriginServer { request in .ok("\(request.body.count)") }
+        let larder = try await Daemon.start()
+        let result = try await Curl.run(
+            ["-H", "Expect:", "-X", "PUT", "--data-binary", "@-", origin.url("/upload")], via: larder, stdin: body,
+            timeout: .seconds(120))
+        #expect(result.exitCode == 0, "curl: \(result.stderr)")
+        #expect(result.bodyText == "\(body.count)")
+        #expect(Payload.same(origin.requests.first?.body ?? [], body))
+        let peak = try #require(Self.memoryKiB("VmHWM", pid: larder.pid))
+        print("larder VmHWM after a 64 MiB upload: \(peak) KiB")
+        #expect(peak < 64 * 1024, "peak resident memory \(peak) KiB")
+    }
+
     @Test("a client that stops reading for longer than the read timeout still gets the whole body")
     func pausedReaderOutlastsReadTimeout() async throws {
         // More than the socket buffers on both sides hold, so Larder has to pause the origin.

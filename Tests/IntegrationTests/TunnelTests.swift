@@ -16,7 +16,7 @@ struct TunnelTests {
 
         let payload = Payload.pattern(1024 * 1024)
         try await client.send(payload)
-        #expect(try await client.read(count: payload.count) == payload)
+        #expect(Payload.same(try await client.read(count: payload.count), payload))
         try await client.send([0, 13, 10, 255])
         #expect(try await client.read(count: 4) == [0, 13, 10, 255])
         client.shutdownWrite()
