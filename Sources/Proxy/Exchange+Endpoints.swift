@@ -18,8 +18,16 @@ extension Exchange {
         case ("GET", "/_larder/metrics"):
             let body = Array((server.metricsExporter?() ?? "").utf8)
             respond(ResponseHead.text(200, "", contentType: "text/plain; version=0.0.4; charset=utf-8", length: body.count), body: body)
+        case ("GET", "/_larder/entries"):
+            let limit = query["limit"].flatMap { Int($0) } ?? 100
+            let body = Array(server.entriesJSON(prefix: query["prefix"], limit: min(max(limit, 1), 10_000)).utf8)
+            respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
         case ("DELETE", "/_larder/cache"):
-            if let target = query["url"] {
+            if let route = query["route"] {
+                let removed = server.store?.remove(route: route) ?? 0
+                let body = Array("{\"purged\":\(removed),\"route\":\(JSONText.quote(route))}\n".utf8)
+                respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
+            } else if let target = query["url"] {
                 guard let absolute = AbsoluteURL(string: target) else {
                     return reject(.malformed(.badTarget("url=\(target) is not an absolute http(s) URL")))
                 }

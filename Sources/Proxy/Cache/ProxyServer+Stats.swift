@@ -28,3 +28,20 @@ extension ProxyServer {
         return "{" + parts.joined(separator: ",") + "}\n"
     }
 }
+
+extension ProxyServer {
+    /// `/_larder/entries`: stored responses with size, age and remaining freshness, for `larder ls`.
+    func entriesJSON(prefix: String?, limit: Int) -> String {
+        guard let store else { return "[]\n" }
+        let now = self.now()
+        let cap = config.cache.heuristicMaxAgeSeconds
+        let items = store.entries(urlPrefix: prefix, limit: limit).map { entry -> String in
+            let age = RFC9111.currentAge(of: entry.head, times: entry.times, now: now)
+            let lifetime = RFC9111.freshnessLifetime(of: entry.head, responseTime: entry.responseTime, heuristicCap: cap).seconds
+            return "{\"url\":\(JSONText.quote(entry.url)),\"status\":\(entry.head.status),\"size\":\(entry.bodySize),"
+                + "\"age\":\(age),\"ttl\":\(lifetime - age),\"route\":\(JSONText.quote(entry.route)),"
+                + "\"variant\":\(JSONText.quote(entry.variant))}"
+        }
+        return "[" + items.joined(separator: ",") + "]\n"
+    }
+}
