@@ -35,7 +35,7 @@ final class Exchange: @unchecked Sendable {
     var logStatus = 0
     var logBytes = 0
     var cacheStatus = "-"
-    var routeName = "-"
+    var routeName = "default"
     var url = "-"
     private var headSent = false
     private var finished = false
