@@ -15,6 +15,8 @@ extension Exchange {
     func run() {
         guard let head else { return }
         let config = server.config
+        // Logged as sent until the target is understood, so even a refused request names what it asked for.
+        url = head.target
 
         // 1. Who may use the proxy.
         guard let peer = connection.peer, config.allow.contains(where: { $0.contains(peer) }) else {
@@ -29,7 +31,6 @@ extension Exchange {
         } catch {
             return reject(.malformed(error))
         }
-        url = head.target
         switch target {
         case .origin(let pathAndQuery):
             return answerEndpoint(pathAndQuery)

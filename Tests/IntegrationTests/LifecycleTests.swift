@@ -85,12 +85,14 @@ struct LifecycleTests {
         _ = try await Curl.get(url, via: larder)
         _ = try await Curl.run(["-X", "POST", "--data-binary", "x", origin.url("/missing")], via: larder)
         _ = try await Curl.get("http://nonexistent.invalid/", via: larder)
+        _ = try await RawClient.exchange(
+            port: larder.port, send: "GET ftp://127.0.0.1/file HTTP/1.1\r\nHost: x\r\n\r\n")
 
-        let lines = try await Poll.value("three access lines") { () -> [AccessLogLine]? in
+        let lines = try await Poll.value("four access lines") { () -> [AccessLogLine]? in
             let lines = larder.accessLines
-            return lines.count >= 3 ? lines : nil
+            return lines.count >= 4 ? lines : nil
         }
-        #expect(lines.count == 3)
+        #expect(lines.count == 4)
         let ok = try #require(lines.first { $0["url"] == url })
         #expect(ok["method"] == "GET")
         #expect(ok["status"] == "200")
@@ -105,5 +107,9 @@ struct LifecycleTests {
         let failed = try #require(lines.first { $0["url"]?.contains("nonexistent.invalid") == true })
         #expect(failed["status"] == "502")
         #expect(failed["error"] == "dns_error")
+        // A request refused for its target still logs the target it asked for.
+        let refused = try #require(lines.last)
+        #expect(refused["url"] == "ftp://127.0.0.1/file")
+        #expect(refused["status"] == "400")
     }
 }

@@ -1,0 +1,174 @@
+import Testing
+
+/// A repeat request answered from the cache, with `X-Cache`, `Cache-Status` (RFC 9211) and `Age` (RFC 9111 §5.1).
+@Suite("Cache basics")
+struct CacheBasicsTests {
+    @Test("a repeat GET inside max-age is a HIT with the same body, and the origin is contacted once")
+    func missThenHit() async throws {
+        let origin = try OriginServer { request in .ok("body of \(request.target)", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        let url = origin.url("/a")
+
+        let first = try await Curl.get(url, via: larder)
+        #expect(first.status == 200)
+        #expect(first.xCache == "MISS")
+        #expect(first.bodyText == "body of /a")
+        let second = try await Curl.get(url, via: larder)
+        #expect(second.status == 200)
+        #expect(second.xCache == "HIT")
+        #expect(second.body == first.body)
+        #expect(second.originSequence == first.originSequence)
+        #expect(second.header("Age") != nil)
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("a MISS that is stored says fwd=uri-miss, fwd-status, stored and ttl; the HIT says hit and ttl")
+    func cacheStatusFields() async throws {
+        let origin = try OriginServer { _ in .ok("v1", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        let url = origin.url("/fields")
+
+        let miss = try #require(try await Curl.get(url, via: larder).cacheStatus)
+        #expect(miss.cache == "larder")
+        #expect(miss["fwd"] == "uri-miss")
+        #expect(miss["fwd-status"] == "200")
+        #expect(miss.has("stored"))
+        #expect(!miss.has("hit"))
+        #expect((59...60).contains(miss.ttl ?? -1))
+
+        let hit = try #require(try await Curl.get(url, via: larder).cacheStatus)
+        #expect(hit.has("hit"))
+        #expect(hit["fwd"] == nil)
+        #expect(!hit.has("stored"))
+        #expect((57...60).contains(hit.ttl ?? -1))
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("a HEAD is answered from a stored GET, with the GET's length and no body")
+    func headFromStoredGet() async throws {
+        let origin = try OriginServer { _ in .ok("twelve bytes", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        let url = origin.url("/head")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send("HEAD \(url) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
+        let head = try await client.readResponse(method: "HEAD")
+        #expect(head.status == 200)
+        #expect(head.xCache == "HIT")
+        #expect(head.header("Content-Length") == "12")
+        #expect(head.header("X-Origin-Seq") == "1")
+        #expect(head.body.isEmpty)
+        // The connection is still usable: no stray body bytes followed the head.
+        try await client.send("GET \(url) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n")
+        let get = try await client.readResponse()
+        #expect(get.bodyText == "twelve bytes")
+        #expect(get.xCache == "HIT")
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("Age is sent on every hit and grows while the entry sits in the cache")
+    func ageGrows() async throws {
+        let origin = try OriginServer { _ in .ok("aging", cacheControl: "max-age=10", [OriginResponse.dateHeader()]) }
+        let larder = try await Daemon.start()
+        let url = origin.url("/age")
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.xCache == "MISS")
+
+        let first = try await Curl.get(url, via: larder)
+        #expect(first.xCache == "HIT")
+        let firstAge = try #require(first.age)
+        #expect(firstAge <= 1)
+        let later = try await CachePoll.value("Age to reach 1") { () -> CurlResult? in
+            let hit = try await Curl.get(url, via: larder)
+            return (hit.age ?? 0) >= 1 ? hit : nil
+        }
+        #expect(later.xCache == "HIT")
+        #expect(try #require(later.age) >= max(1, firstAge))
+        #expect((later.cacheStatus?.ttl ?? 99) <= 9)
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("the origin's own Age counts: a response that arrives 30 s old is served with Age of at least 30")
+    func originAgeCounts() async throws {
+        let origin = try OriginServer { _ in
+            .ok("old", cacheControl: "max-age=60", [OriginResponse.dateHeader(), ("Age", "30")])
+        }
+        let larder = try await Daemon.start()
+        let url = origin.url("/aged")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect((30...32).contains(hit.age ?? -1))
+        #expect((28...30).contains(hit.cacheStatus?.ttl ?? -1))
+    }
+
+    @Test("a 201 without explicit freshness is passed on and not stored (detail=not-cacheable)")
+    func notCacheableStatus() async throws {
+        let origin = try OriginServer(always: OriginResponse(status: 201, body: .bytes(Array("made".utf8))))
+        let larder = try await Daemon.start()
+        let url = origin.url("/created")
+        let first = try await Curl.get(url, via: larder)
+        #expect(first.xCache == "MISS")
+        #expect(first.cacheStatus?["detail"] == "not-cacheable")
+        #expect(first.cacheStatus?.has("stored") == false)
+        let second = try await Curl.get(url, via: larder)
+        #expect(second.xCache == "MISS")
+        #expect(origin.requests.count == 2)
+    }
+
+    @Test("heuristic freshness from Last-Modified: a 200 modified long ago is stored without max-age")
+    func heuristicFreshness() async throws {
+        let lastModified = OriginResponse.httpDate(.now.addingTimeInterval(-100 * 86_400))
+        let origin = try OriginServer { _ in
+            .ok("heuristic", [OriginResponse.dateHeader(), ("Last-Modified", lastModified)])
+        }
+        let larder = try await Daemon.start(config: #"{"cache": {"heuristicMaxAge": "1h"}}"#)
+        let url = origin.url("/heuristic")
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.xCache == "MISS")
+        #expect(miss.cacheStatus?.has("stored") == true)
+        // 10 % of 100 days, capped by heuristicMaxAge.
+        #expect((3590...3600).contains(miss.cacheStatus?.ttl ?? -1))
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect(hit.bodyText == "heuristic")
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("different URLs are different entries, and the query is part of the key")
+    func urlsAreDistinct() async throws {
+        let origin = try OriginServer { request in .ok("for \(request.target)", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        for target in ["/p", "/p?x=1", "/p?x=2", "/q"] {
+            let result = try await Curl.get(origin.url(target), via: larder)
+            #expect(result.xCache == "MISS", "\(target)")
+            #expect(result.bodyText == "for \(target)")
+        }
+        for target in ["/p", "/p?x=1", "/p?x=2", "/q"] {
+            let result = try await Curl.get(origin.url(target), via: larder)
+            #expect(result.xCache == "HIT", "\(target)")
+            #expect(result.bodyText == "for \(target)")
+        }
+        #expect(origin.requests.count == 4)
+    }
+
+    @Test("a large body (over the inline size, so in a file) is stored and served back byte for byte")
+    func largeBodyHit() async throws {
+        let size = 3 * 1024 * 1024 + 17
+        let origin = try OriginServer(
+            always: OriginResponse(headers: [("Cache-Control", "max-age=60")], body: .generated(count: size)))
+        let larder = try await Daemon.start()
+        let url = origin.url("/large")
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.xCache == "MISS")
+        #expect(miss.body.count == size)
+        #expect(Payload.firstGeneratedMismatch(miss.body) == nil)
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect(hit.body.count == size)
+        #expect(Payload.firstGeneratedMismatch(hit.body) == nil)
+        #expect(hit.header("Content-Length") == "\(size)")
+        #expect(origin.requests.count == 1)
+    }
+}
