@@ -1,1 +1,0 @@
-// placeholder: the replay queue lands here
