@@ -23,6 +23,9 @@ package enum ReplayPolicy {
 
     /// The verdict on an attempt that was the request's `attempts`-th send.
     /// - Parameter jitter: in `0..<1`, spreads retries of many queues (see `backoff`).
+    /// Answers that say the request was not handled and may succeed later.
+    package static let tryLaterStatuses: Set<Int> = [408, 429, 502, 503, 504]
+
     package static func verdict(
         after outcome: AttemptOutcome, attempts: Int, ageFrom: Int64, now: Int64, settings: QueueSettings,
         jitter: Double
@@ -32,6 +35,14 @@ package enum ReplayPolicy {
             // Credentials expired or revoked: later requests carry the same ones, so the whole origin waits for an
             // operator rather than burning every request's attempts (issue 5).
             return .hold(reason: "\(status) \(ResponseHead.standardReason(for: status))", status: status)
+        case .answered(let status) where Self.tryLaterStatuses.contains(status):
+            // "Not now" (RFC 9110 §15.5.9, §15.6.3–5, RFC 6585 §4): the origin or a gateway in front of it did
+            // not handle the write, so dropping it would lose it. Retried like an unreachable origin.
+            let message = "answered \(status) \(ResponseHead.standardReason(for: status))"
+            if let reason = expiry(attempts: attempts, ageFrom: ageFrom, now: now, settings: settings) {
+                return .deadLetter(reason: reason, error: message)
+            }
+            return .retry(at: now + backoff(failures: attempts, settings: settings, jitter: jitter), error: message)
         case .answered(let status):
             // Any other answer means the origin received and handled the request, whatever it thought of it.
             return .deliver(status: status)

@@ -33,12 +33,27 @@ struct ReplayPolicyTests {
         #expect(ReplayPolicy.firstAttempt(queuedAt: Self.now, settings: Self.settings) == Self.now + 1_000)
     }
 
-    @Test("any answer but 401 and 403 delivers", arguments: [200, 201, 204, 301, 400, 404, 409, 422, 500, 503])
+    @Test(
+        "any answer but 401, 403 and the try-later statuses delivers",
+        arguments: [200, 201, 204, 301, 400, 404, 409, 422, 500, 501])
     func answersDeliver(status: Int) {
         let verdict = ReplayPolicy.verdict(
             after: .answered(status: status), attempts: 1, ageFrom: Self.now, now: Self.now, settings: Self.settings,
             jitter: 0)
         #expect(verdict == .deliver(status: status))
+    }
+
+    @Test("408, 429, 502, 503 and 504 mean not handled: retried with back-off", arguments: [408, 429, 502, 503, 504])
+    func tryLaterRetries(status: Int) {
+        let verdict = ReplayPolicy.verdict(
+            after: .answered(status: status), attempts: 1, ageFrom: Self.now, now: Self.now, settings: Self.settings,
+            jitter: 0)
+        guard case .retry(let at, let error) = verdict else {
+            Issue.record("expected a retry, got \(verdict)")
+            return
+        }
+        #expect(at == Self.now + 1_000)
+        #expect(error.contains("\(status)"))
     }
 
     @Test(
