@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "larder",
             dependencies: [
-                "Proxy", "CachePolicy", "CacheStore",
+                "Proxy", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

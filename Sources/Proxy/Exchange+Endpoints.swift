@@ -37,9 +37,23 @@ extension Exchange {
                 let body = Array("{\"purged\":\(removed)}\n".utf8)
                 respond(ResponseHead.text(200, "", contentType: "application/json", length: body.count), body: body)
             }
+        case ("GET", "/_larder/queue"):
+            respondJSON(server.queueJSON())
+        case ("POST", "/_larder/queue/retry"):
+            let retried = server.replayQueue?.retry(id: query["id"]) ?? 0
+            respondJSON("{\"retried\":\(retried)}\n")
+        case ("DELETE", _) where path.hasPrefix("/_larder/queue/"):
+            let id = String(path.dropFirst("/_larder/queue/".count))
+            let dropped = server.replayQueue?.drop(id: id) ?? false
+            respondJSON("{\"dropped\":\(dropped),\"id\":\(JSONText.quote(id))}\n", status: dropped ? 200 : 404)
         default:
             reject(.notAProxyRequest(path: path))
         }
+    }
+
+    func respondJSON(_ text: String, status: Int = 200) {
+        let body = Array(text.utf8)
+        respond(ResponseHead.text(status, "", contentType: "application/json", length: body.count), body: body)
     }
 
     /// Removes every stored variant of `url`: 200 with the count, or 404 when nothing was stored

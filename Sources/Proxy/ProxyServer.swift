@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import HTTPWire
 import Logging
+import ReplayQueue
 import Synchronization
 import Upstream
 
@@ -27,6 +28,9 @@ public final class ProxyServer: @unchecked Sendable {
     let coalescer = Coalescer()
     let counters = CacheCounters()
     let metrics = ProxyMetrics()
+    /// The offline queue, once attached (it needs `upstream`, which this server creates).
+    private let queueBox = Mutex<ReplayQueue?>(nil)
+    var replayQueue: ReplayQueue? { queueBox.withLock { $0 } }
     /// Renders every metric in Prometheus text format; set by the executable, which owns the registry.
     let metricsExporter: (@Sendable () -> String)?
     /// Keys with a background refresh running, so each is refreshed once however many requests come.
@@ -119,8 +123,18 @@ public final class ProxyServer: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
     }
 
+    /// The libcurl client every origin request goes through (the offline queue replays with it too).
+    public var upstreamClient: UpstreamClient { upstream }
+
+    /// Starts replaying queued requests, and lets queue routes add to it.
+    public func attach(_ queue: ReplayQueue) {
+        queueBox.withLock { $0 = queue }
+        queue.start()
+    }
+
     /// Makes what the cache has accepted durable; call last, after `drain`.
     public func shutdown() {
+        replayQueue?.stop()
         store?.flush()
         upstream.stop()
     }

@@ -9,7 +9,7 @@ struct Larder: ParsableCommand {
         abstract: "A local caching HTTP forward proxy.",
         discussion: "Point http_proxy and https_proxy at it: http_proxy=http://127.0.0.1:3128 curl http://example.com/",
         version: version,
-        subcommands: [Serve.self, CheckConfig.self, StatsCommand.self, PurgeCommand.self, ListCommand.self, Version.self],
+        subcommands: [Serve.self, CheckConfig.self, StatsCommand.self, PurgeCommand.self, ListCommand.self, QueueCommand.self, Version.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -1,6 +1,7 @@
 import CacheStore
 import Metrics
 import Prometheus
+import ReplayQueue
 import Synchronization
 
 /// Owns the Prometheus registry behind swift-metrics, and renders it for `/_larder/metrics`,
@@ -12,6 +13,9 @@ final class MetricsExporter: Sendable {
     private let evictions: Metrics.Gauge
     private let writeFailures: Metrics.Gauge
     private let store = Mutex<CacheStore?>(nil)
+    private let queue = Mutex<ReplayQueue?>(nil)
+    private let queueDepths = Mutex<[String: Metrics.Gauge]>([:])
+    private let queueCounters: (delivered: Metrics.Gauge, failed: Metrics.Gauge, dead: Metrics.Gauge)
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -30,10 +34,29 @@ final class MetricsExporter: Sendable {
         )
         evictions = Metrics.Gauge(label: "larder_store_evictions")
         writeFailures = Metrics.Gauge(label: "larder_store_write_failures")
+        queueCounters = (
+            Metrics.Gauge(label: "larder_queue_deliveries"),
+            Metrics.Gauge(label: "larder_queue_failed_attempts"),
+            Metrics.Gauge(label: "larder_queue_dead_letters")
+        )
+    }
+
+    func observe(_ queue: ReplayQueue) {
+        self.queue.withLock { $0 = queue }
     }
 
     func observe(_ store: CacheStore?) {
         self.store.withLock { $0 = store }
+    }
+
+    private func gauge(origin: String, state: String) -> Metrics.Gauge {
+        queueDepths.withLock { gauges in
+            let key = origin + " " + state
+            if let gauge = gauges[key] { return gauge }
+            let gauge = Metrics.Gauge(label: "larder_queue_depth", dimensions: [("origin", origin), ("state", state)])
+            gauges[key] = gauge
+            return gauge
+        }
     }
 
     func render() -> String {
@@ -44,6 +67,17 @@ final class MetricsExporter: Sendable {
             bytes.disk.record(stats.diskBytes)
             evictions.record(stats.evictions)
             writeFailures.record(stats.writeFailures)
+        }
+        if let queue = queue.withLock({ $0 }) {
+            let counters = queue.counters()
+            queueCounters.delivered.record(counters.delivered)
+            queueCounters.failed.record(counters.failed)
+            queueCounters.dead.record(counters.deadLettered)
+            for (origin, depth) in queue.depthByOrigin() {
+                for (state, count) in [("pending", depth.pending), ("held", depth.held), ("dead", depth.dead)] {
+                    gauge(origin: origin, state: state).record(count)
+                }
+            }
         }
         return registry.emitToString()
     }

@@ -5,6 +5,8 @@ import Dispatch
 import Glibc
 import Logging
 import Proxy
+import ReplayQueue
+import Upstream
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the proxy (the default command).")
@@ -43,6 +45,10 @@ struct Serve: ParsableCommand {
         let store = openStore(settings, logger: logger)
         metrics.observe(store)
         let server = ProxyServer(config: settings, store: store, logger: logger, metricsExporter: metrics.render)
+        if let queue = openQueue(settings, server: server, logger: logger) {
+            server.attach(queue)
+            metrics.observe(queue)
+        }
         let notifier = SystemdNotifier()
         let address: String
         do {
@@ -60,7 +66,7 @@ struct Serve: ParsableCommand {
 
 /// Opens the cache; a cache that cannot be opened is logged and Larder proxies without it.
 private func openStore(_ config: Config, logger: Logger) -> CacheStore? {
-    let directory = CacheDirectory.resolve(config)
+    let directory = Directories.cache(config)
     let limits = StoreLimits(
         memoryMaxBytes: Int(config.cache.memoryMaxBytes),
         diskMaxBytes: Int(config.cache.diskMaxBytes),
@@ -70,6 +76,23 @@ private func openStore(_ config: Config, logger: Logger) -> CacheStore? {
         return try CacheStore(directory: directory, limits: limits, logger: logger)
     } catch {
         logger.error("cache unavailable; proxying without it", metadata: ["directory": "\(directory)", "error": "\(error)"])
+        return nil
+    }
+}
+
+/// Opens the offline queue in the state directory; without it, queue routes answer 502 as others do.
+private func openQueue(_ config: Config, server: ProxyServer, logger: Logger) -> ReplayQueue? {
+    let path = Directories.state() + "/queue.sqlite"
+    do {
+        return try ReplayQueue(
+            path: path, settings: QueueSettings(), upstream: server.upstreamClient, logger: logger,
+            timeouts: UpstreamTimeouts(
+                connectMilliseconds: Int(config.timeouts.connectMilliseconds),
+                readSeconds: Int((config.timeouts.readMilliseconds + 999) / 1000)
+            )
+        )
+    } catch {
+        logger.error("offline queue unavailable", metadata: ["path": "\(path)", "error": "\(error)"])
         return nil
     }
 }
