@@ -19,6 +19,8 @@ extension Config {
     }
 
     private mutating func read(from root: inout ObjectReader) {
+        // The schema editors check the file against (`config/larder.schema.json`); nothing for Larder.
+        _ = root.string("$schema")
         if let text = root.string("listen") {
             if let address = ListenAddress(text) {
                 listen = address
@@ -33,7 +35,8 @@ extension Config {
         if let elements = root.array("connectPorts") {
             connectPorts = []
             for (index, element) in elements.enumerated() {
-                guard case .number(let number) = element, let port = Int(exactly: number), (1...65535).contains(port) else {
+                guard case .number(let number) = element, let port = Int(exactly: number), (1...65535).contains(port)
+                else {
                     root.fail("connectPorts[\(index)]", "expected a port number from 1 to 65535")
                     continue
                 }
@@ -86,6 +89,26 @@ extension Config {
             cache.coalesceWaitMilliseconds = section.milliseconds("coalesceWait") ?? cache.coalesceWaitMilliseconds
             root.absorb(section)
         }
+        readRoutes(from: &root)
+        if var section = root.object("queue") {
+            if let size = section.bytes("maxBodySize") {
+                if size > 0 {
+                    queue.maxBodySize = size
+                } else {
+                    section.fail("maxBodySize", "must be more than 0 bytes")
+                }
+            }
+            queue.maxAttempts = section.integer("maxAttempts", in: 1...1000) ?? queue.maxAttempts
+            if let seconds = section.seconds("maxAge") {
+                if seconds > 0 { queue.maxAgeSeconds = seconds } else { section.fail("maxAge", "must be at least 1s") }
+            }
+            queue.backoffBaseMilliseconds = section.milliseconds("backoffBase") ?? queue.backoffBaseMilliseconds
+            queue.backoffMaxMilliseconds = section.milliseconds("backoffMax") ?? queue.backoffMaxMilliseconds
+            if queue.backoffMaxMilliseconds < queue.backoffBaseMilliseconds {
+                section.fail("backoffMax", "must be at least backoffBase")
+            }
+            root.absorb(section)
+        }
         if var section = root.object("limits") {
             limits.maxConnections = section.integer("maxConnections", in: 1...1_000_000) ?? limits.maxConnections
             if let bytes = section.bytes("requestLine") { limits.maxRequestLineBytes = Int(bytes) }
@@ -102,7 +125,8 @@ extension Config {
             if let range = CIDR(text) {
                 ranges.append(range)
             } else {
-                reader.fail("\(key)[\(index)]", "\"\(text)\" is not an address range such as \"127.0.0.0/8\" or \"::1/128\"")
+                reader.fail(
+                    "\(key)[\(index)]", "\"\(text)\" is not an address range such as \"127.0.0.0/8\" or \"::1/128\"")
             }
         }
         return ranges

@@ -64,6 +64,21 @@ public struct Config: Sendable, Equatable {
         public var coalesceWaitMilliseconds: Int64 = 10_000
     }
 
+    /// The replay queue for unsafe requests made while an origin is unreachable (routes with `queue`); the
+    /// `ReplayQueue` target's `QueueSettings`, field for field.
+    public struct ReplayQueue: Sendable, Equatable {
+        /// Larger request bodies are not queued (the client gets the origin's failure).
+        public var maxBodySize: Int64 = 1 << 20
+        /// Attempts at one request before it is dead-lettered.
+        public var maxAttempts = 10
+        /// A queued request older than this is dead-lettered unreplayed.
+        public var maxAgeSeconds: Int64 = 7 * 86_400
+        /// The wait before a request's first replay, doubled after each failed attempt.
+        public var backoffBaseMilliseconds: Int64 = 1_000
+        /// The longest wait between two attempts.
+        public var backoffMaxMilliseconds: Int64 = 300_000
+    }
+
     public var listen = ListenAddress(host: "127.0.0.1", port: 3128)
     /// Clients allowed to use the proxy. Loopback only by default: never an open proxy.
     public var allow: [CIDR] = [CIDR("127.0.0.0/8")!, CIDR("::1/128")!]  // literals: always valid
@@ -77,6 +92,12 @@ public struct Config: Sendable, Equatable {
     /// The pseudonym in `Via` (RFC 9110 §7.6.3), also how Larder recognises its own requests coming back.
     public var viaName = "larder"
     public var logLevel = "info"
+    /// The routes, tried in order, and the defaults route (named "default") for requests none matches.
+    public var routes = RouteTable()
+    public var queue = ReplayQueue()
+    /// Options that parse but have no effect where they are written; `check-config` prints them, the daemon
+    /// logs them. Never a reason to refuse a config.
+    public var warnings: [ConfigProblem] = []
 
     public init() {}
 

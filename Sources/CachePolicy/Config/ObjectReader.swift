@@ -102,12 +102,91 @@ struct ObjectReader {
         var result: [String] = []
         for (index, element) in elements.enumerated() {
             guard case .string(let text) = element else {
-                problems.append(ConfigProblem(path: "\(childPath(key))[\(index)]", reason: "expected a string, found \(element.kindName)"))
+                problems.append(
+                    ConfigProblem(
+                        path: "\(childPath(key))[\(index)]", reason: "expected a string, found \(element.kindName)"))
                 continue
             }
             result.append(text)
         }
         return result
+    }
+
+    /// Whether the object has `key` with the value null, without marking the key as read.
+    func isNull(_ key: String) -> Bool {
+        members[key] == .null
+    }
+
+    /// Whether the object has `key` with a non-null value, without marking the key as read.
+    func has(_ key: String) -> Bool {
+        guard let value = members[key] else { return false }
+        return value != .null
+    }
+
+    /// A duration in whole seconds: `"30s"`, `"5m"`, `"1h"`, `"7d"`, or a number of seconds.
+    mutating func seconds(_ key: String) -> Int64? {
+        guard let milliseconds = milliseconds(key) else { return nil }
+        guard milliseconds % 1000 == 0 else {
+            fail(key, "must be whole seconds (cache times are kept in seconds); write e.g. \"2s\"")
+            return nil
+        }
+        return milliseconds / 1000
+    }
+
+    /// One of an enumeration's spellings; an unknown one is reported with the valid ones and the closest.
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, as _: Choice.Type) -> Choice?
+    where Choice.RawValue == String {
+        guard let text = string(key) else { return nil }
+        if let choice = Choice(rawValue: text) { return choice }
+        let names = Choice.allCases.map(\.rawValue)
+        var reason = "\"\(text)\" is not one of \(names.joined(separator: ", "))"
+        if let closest = names.min(by: { editDistance($0, text) < editDistance($1, text) }),
+            editDistance(closest, text) <= max(2, text.count / 3)
+        {
+            reason += "; did you mean \"\(closest)\"?"
+        }
+        fail(key, reason)
+        return nil
+    }
+
+    /// A string or an array of strings (`"host": "a.example"` or `"host": ["a.example", "b.example"]`), each with
+    /// its path for messages.
+    mutating func oneOrMore(_ key: String) -> [(path: String, text: String)]? {
+        guard let value = raw(key) else { return nil }
+        switch value {
+        case .string(let text):
+            return [(childPath(key), text)]
+        case .array(let elements):
+            var result: [(path: String, text: String)] = []
+            for (index, element) in elements.enumerated() {
+                let path = "\(childPath(key))[\(index)]"
+                guard case .string(let text) = element else {
+                    problems.append(ConfigProblem(path: path, reason: "expected a string, found \(element.kindName)"))
+                    continue
+                }
+                result.append((path, text))
+            }
+            if elements.isEmpty { fail(key, "must not be empty; leave it out to match any") }
+            return result
+        default:
+            fail(key, "expected a string or an array of strings, found \(value.kindName)")
+            return nil
+        }
+    }
+
+    /// An object whose keys are data rather than names (such as JSON Pointers), as its members sorted by key.
+    mutating func dictionary(_ key: String) -> [(key: String, value: JSONValue)]? {
+        guard let value = raw(key) else { return nil }
+        guard case .object(let members) = value else {
+            fail(key, "expected an object, found \(value.kindName)")
+            return nil
+        }
+        return members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Records a problem found elsewhere (a nested value this reader does not walk itself).
+    mutating func report(_ problem: ConfigProblem) {
+        problems.append(problem)
     }
 
     mutating func object(_ key: String) -> ObjectReader? {
@@ -130,7 +209,7 @@ struct ObjectReader {
             {
                 reason += "; did you mean \"\(suggestion)\"?"
             } else if !known.isEmpty {
-                reason += "; known keys here: \(known.sorted().joined(separator: ", "))"
+                reason += "; known keys here: \(Set(known).sorted().joined(separator: ", "))"
             }
             all.append(ConfigProblem(path: childPath(key), reason: reason))
         }

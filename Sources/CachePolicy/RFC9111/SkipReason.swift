@@ -23,7 +23,7 @@ public enum SkipReason: Equatable, Sendable {
     case varyStar
     /// The body is larger than the configured object limit.
     case tooLarge(bytes: Int)
-    /// A route's `cacheIf` condition rejected the response (route checks, outside RFC 9111).
+    /// A route's `storeIf` condition rejected the response (route checks, outside RFC 9111).
     case storeIf
 
     /// The token for `Cache-Status: ...; detail=` (RFC 9211 §2.8).
@@ -40,7 +40,7 @@ public enum SkipReason: Equatable, Sendable {
         case .notCacheable: "not-cacheable"
         case .varyStar: "vary-star"
         case .tooLarge: "too-large"
-        case .storeIf: "cache-if"
+        case .storeIf: "store-if"
         }
     }
 }

@@ -270,7 +270,7 @@ struct StorabilityTests {
         (.notCacheable, "not-cacheable"),
         (.varyStar, "vary-star"),
         (.tooLarge(bytes: 9), "too-large"),
-        (.storeIf, "cache-if"),
+        (.storeIf, "store-if"),
     ]
 
     @Test("every skip reason names its Cache-Status detail token (RFC 9211 §2.8)", arguments: details)
