@@ -72,6 +72,8 @@ extension Exchange {
         case .body(let bytes):
             let count = bytes.count
             writer?.append(bytes)
+            // The client can read this last byte and leave before `.end` arrives; the body is whole, so store it now.
+            if writer?.hasWholeBody == true { commitStoredBody() }
             sendBody(bytes, onWritten: { transfer.consumed(count) })
         case .end:
             self.transfer = nil
@@ -179,12 +181,17 @@ extension Exchange {
         }
     }
 
-    /// Commits a fully received body; waiting requests look again once it is visible.
+    /// Commits a fully received body; waiting requests look again once it is visible, even if this exchange's
+    /// client has left meanwhile (which would otherwise release them before the commit).
     private func commitStoredBody() {
         guard let writer else { return releaseFetch() }
         self.writer = nil
-        let queue = connection.lane.queue
-        writer.commit { [self] _ in queue.async { self.releaseFetch() } }
+        let key = leadsFetchOf
+        leadsFetchOf = nil
+        let coalescer = server.coalescer
+        writer.commit { _ in
+            if let key { coalescer.release(key) }
+        }
     }
 
     /// The stored entry that may answer for a failed origin (RFC 5861 §4), if any.
