@@ -87,6 +87,13 @@ extension Exchange {
         var body: StoredBody?
         if hasBody {
             body = store.body(of: entry)
+            // A newer response replaced this one since the look-up (a refresh landing): answer from that one.
+            if body == nil,
+                let current = store.variants(forKey: entry.key).first(where: { $0.variant == entry.variant }),
+                current.bodyID != entry.bodyID
+            {
+                return answerFromCache(lookup.url, head: head, store: store, collapsed: lookup.collapsed)
+            }
             if body == nil {
                 self.lookup?.entry = nil
                 return fetchForCache(lookup.url, head: head, conditional: nil, reason: .uriMiss)
