@@ -109,15 +109,6 @@ public final class CacheWriter: @unchecked Sendable {
         writeToFile(bytes)
     }
 
-    /// Whether a body of known size has arrived in full, and nothing stopped it being stored: `commit()` now
-    /// stores it, without waiting for the transfer's end.
-    public var hasWholeBody: Bool {
-        switch phase {
-        case .buffering, .spilling: expectedSize == total
-        case .abandoned, .committed: false
-        }
-    }
-
     /// Commits the body if it is whole (`expectedSize`, when given, matches) and every write worked; the
     /// completion (on the store's completion queue) says whether it was stored. A committed body is durable: its
     /// file synced and renamed into place before its index row commits, replacing any older row for the same key

@@ -56,25 +56,33 @@ extension Exchange {
         requestTime = server.now()
         upstreamStarted = .now()
         let queue = connection.lane.queue
+        let tally = BodyTally()
         transfer = server.upstream.start(
             request,
             onUploadSpace: { [self] in queue.async { self.connection.resumeRequestBody() } },
-            onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head) } }
+            onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head, tally: tally) } }
         )
     }
 
-    private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead) {
+    private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead, tally: BodyTally) {
         guard let transfer else { return }
         switch event {
         case .head(let origin):
             server.metrics.recordUpstreamLatency(since: upstreamStarted)
-            receiveHead(origin, url: url, request: head)
+            receiveHead(origin, url: url, request: head, tally: tally)
         case .body(let bytes):
             let count = bytes.count
             writer?.append(bytes)
-            // The client can read this last byte and leave before `.end` arrives; the body is whole, so store it now.
-            if writer?.hasWholeBody == true { commitStoredBody() }
             sendBody(bytes, onWritten: { transfer.consumed(count) })
+            tally.received += count
+            // The client has the whole body and may leave before libcurl's end event arrives, which would
+            // count as the client leaving mid-response and lose the stored body: the response is complete now.
+            // The transfer ends by itself (its connection is kept for reuse); its `.end` finds no transfer here.
+            if tally.received == tally.expected {
+                self.transfer = nil
+                commitStoredBody()
+                finish()
+            }
         case .end:
             self.transfer = nil
             commitStoredBody()
@@ -99,7 +107,7 @@ extension Exchange {
         }
     }
 
-    private func receiveHead(_ origin: ResponseHead, url: AbsoluteURL, request: RequestHead) {
+    private func receiveHead(_ origin: ResponseHead, url: AbsoluteURL, request: RequestHead, tally: BodyTally) {
         let responseTime = server.now()
         // RFC 9111 §4.3.3–4: a 304 to our validation refreshes the stored response, which is then served.
         if let lookup, lookup.validating, origin.status == 304, let entry = lookup.entry, let store = server.store {
@@ -135,6 +143,7 @@ extension Exchange {
         if hasBody, !origin.headers.contains("Transfer-Encoding"), let text = origin.headers["Content-Length"] {
             length = Int(text)
         }
+        tally.expected = length
         statusField.fwdStatus = origin.status
         if lookup != nil {
             startStoring(origin, request: request, url: url, length: length, responseTime: responseTime)
@@ -219,4 +228,12 @@ extension Exchange {
         transfer?.cancel()
         transfer = nil
     }
+}
+
+/// How much of a response body with a known length has arrived. Confined to the exchange's connection queue,
+/// where every upstream event is handled.
+private final class BodyTally: @unchecked Sendable {
+    /// The `Content-Length` being relayed; nil for chunked or close-delimited bodies and bodiless responses.
+    var expected: Int?
+    var received = 0
 }
