@@ -40,16 +40,30 @@ extension Exchange {
                 leadsFetchOf = key
                 fetchForCache(url, head: head, conditional: nil, reason: reason)
             case .follower:
-                server.counters.recordCoalescedWait(route: routeName)
-                server.metrics.recordCoalescedWait()
-                waitingForFetch = true
-                let wait = DispatchTimeInterval.milliseconds(Int(config.cache.coalesceWaitMilliseconds))
-                queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(url, head: head, store: store) }
+                waitForFetch(url, head: head, store: store)
             }
         case .onlyIfCachedMiss:
+            // A fetch under way may be about to store the answer (its client can have the whole response before
+            // the commit is visible): wait for it, as a miss would, before saying nothing is stored.
+            if !collapsed {
+                let queue = connection.lane.queue
+                let following = server.coalescer.follow(key) {
+                    queue.async { self.wakeFromCoalescing(url, head: head, store: store) }
+                }
+                if following { return waitForFetch(url, head: head, store: store) }
+            }
             cacheStatus = CacheStatus.miss.rawValue
             reject(.onlyIfCachedMiss(key: key))
         }
+    }
+
+    /// Waits (bounded by `coalesceWait`) for the fetch this request follows, then looks again.
+    private func waitForFetch(_ url: AbsoluteURL, head: RequestHead, store: CacheStore) {
+        server.counters.recordCoalescedWait(route: routeName)
+        server.metrics.recordCoalescedWait()
+        waitingForFetch = true
+        let wait = DispatchTimeInterval.milliseconds(Int(server.config.cache.coalesceWaitMilliseconds))
+        connection.lane.queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(url, head: head, store: store) }
     }
 
     private func wakeFromCoalescing(_ url: AbsoluteURL, head: RequestHead, store: CacheStore) {
@@ -73,6 +87,13 @@ extension Exchange {
         var body: StoredBody?
         if hasBody {
             body = store.body(of: entry)
+            // A newer response replaced this one since the look-up (a refresh landing): answer from that one.
+            if body == nil,
+                let current = store.variants(forKey: entry.key).first(where: { $0.variant == entry.variant }),
+                current.bodyID != entry.bodyID
+            {
+                return answerFromCache(lookup.url, head: head, store: store, collapsed: lookup.collapsed)
+            }
             if body == nil {
                 self.lookup?.entry = nil
                 return fetchForCache(lookup.url, head: head, conditional: nil, reason: .uriMiss)

@@ -56,23 +56,33 @@ extension Exchange {
         requestTime = server.now()
         upstreamStarted = .now()
         let queue = connection.lane.queue
+        let tally = BodyTally()
         transfer = server.upstream.start(
             request,
             onUploadSpace: { [self] in queue.async { self.connection.resumeRequestBody() } },
-            onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head) } }
+            onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head, tally: tally) } }
         )
     }
 
-    private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead) {
+    private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead, tally: BodyTally) {
         guard let transfer else { return }
         switch event {
         case .head(let origin):
             server.metrics.recordUpstreamLatency(since: upstreamStarted)
-            receiveHead(origin, url: url, request: head)
+            receiveHead(origin, url: url, request: head, tally: tally)
         case .body(let bytes):
             let count = bytes.count
             writer?.append(bytes)
             sendBody(bytes, onWritten: { transfer.consumed(count) })
+            tally.received += count
+            // The client has the whole body and may leave before libcurl's end event arrives, which would
+            // count as the client leaving mid-response and lose the stored body: the response is complete now.
+            // The transfer ends by itself (its connection is kept for reuse); its `.end` finds no transfer here.
+            if tally.received == tally.expected {
+                self.transfer = nil
+                commitStoredBody()
+                finish()
+            }
         case .end:
             self.transfer = nil
             commitStoredBody()
@@ -97,7 +107,7 @@ extension Exchange {
         }
     }
 
-    private func receiveHead(_ origin: ResponseHead, url: AbsoluteURL, request: RequestHead) {
+    private func receiveHead(_ origin: ResponseHead, url: AbsoluteURL, request: RequestHead, tally: BodyTally) {
         let responseTime = server.now()
         // RFC 9111 §4.3.3–4: a 304 to our validation refreshes the stored response, which is then served.
         if let lookup, lookup.validating, origin.status == 304, let entry = lookup.entry, let store = server.store {
@@ -133,6 +143,7 @@ extension Exchange {
         if hasBody, !origin.headers.contains("Transfer-Encoding"), let text = origin.headers["Content-Length"] {
             length = Int(text)
         }
+        tally.expected = length
         statusField.fwdStatus = origin.status
         if lookup != nil {
             startStoring(origin, request: request, url: url, length: length, responseTime: responseTime)
@@ -179,12 +190,17 @@ extension Exchange {
         }
     }
 
-    /// Commits a fully received body; waiting requests look again once it is visible.
+    /// Commits a fully received body; waiting requests look again once it is visible, even if this exchange's
+    /// client has left meanwhile (which would otherwise release them before the commit).
     private func commitStoredBody() {
         guard let writer else { return releaseFetch() }
         self.writer = nil
-        let queue = connection.lane.queue
-        writer.commit { [self] _ in queue.async { self.releaseFetch() } }
+        let key = leadsFetchOf
+        leadsFetchOf = nil
+        let coalescer = server.coalescer
+        writer.commit { _ in
+            if let key { coalescer.release(key) }
+        }
     }
 
     /// The stored entry that may answer for a failed origin (RFC 5861 §4), if any.
@@ -212,4 +228,12 @@ extension Exchange {
         transfer?.cancel()
         transfer = nil
     }
+}
+
+/// How much of a response body with a known length has arrived. Confined to the exchange's connection queue,
+/// where every upstream event is handled.
+private final class BodyTally: @unchecked Sendable {
+    /// The `Content-Length` being relayed; nil for chunked or close-delimited bodies and bodiless responses.
+    var expected: Int?
+    var received = 0
 }

@@ -22,6 +22,21 @@ struct CacheBasicsTests {
         #expect(origin.requests.count == 1)
     }
 
+    @Test("a response is in the cache by the time its client has it: only-if-cached straight after the MISS is a HIT")
+    func storedBeforeNextRequest() async throws {
+        let origin = try OriginServer { request in .ok("body of \(request.target)", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        for index in 0..<20 {
+            let url = origin.url("/stored/\(index)")
+            #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+            let cached = try await Curl.get(url, via: larder, headers: ["Cache-Control: only-if-cached"])
+            #expect(cached.status == 200, "\(url): \(cached.bodyText)")
+            #expect(cached.xCache == "HIT")
+            #expect(cached.bodyText == "body of /stored/\(index)")
+        }
+        #expect(origin.requests.count == 20)
+    }
+
     @Test("a MISS that is stored says fwd=uri-miss, fwd-status, stored and ttl; the HIT says hit and ttl")
     func cacheStatusFields() async throws {
         let origin = try OriginServer { _ in .ok("v1", cacheControl: "max-age=60") }

@@ -54,6 +54,7 @@ struct ForwardingTests {
         #expect(response.status == 299)
         #expect(response.reason == "Quite Unusual")
         #expect(response.bodyText == "odd")
+        withExtendedLifetime(origin) {}
     }
 
     @Test("Host is rewritten from the absolute URL, whatever Host the client sent")
@@ -125,6 +126,7 @@ struct ForwardingTests {
         #expect(!(result.header("Connection") ?? "").lowercased().contains("x-named-hop"))
         #expect(result.header("X-End-To-End") == "kept")
         #expect(result.headers("Via") == ["1.1 larder"])
+        withExtendedLifetime(origin) {}
     }
 
     @Test("repeated Set-Cookie fields and the order of the origin's fields are kept")
@@ -142,6 +144,7 @@ struct ForwardingTests {
         let passed = result.headers.filter { names.contains($0.name.lowercased()) }
         #expect(passed.map(\.name) == fields.map(\.0))
         #expect(passed.map(\.value) == fields.map(\.1))
+        withExtendedLifetime(origin) {}
     }
 
     @Test("request fields reach the origin in the client's order, with repeats and empty values kept")
@@ -222,8 +225,7 @@ struct ForwardingTests {
     @Test("the daemon ignores an http_proxy it inherited and still reaches the origin directly")
     func ignoresInheritedProxy() async throws {
         // A port that refuses connections: where requests would die if libcurl used the variable.
-        let dead = try OriginServer { _ in .ok("never") }
-        dead.stop()
+        let dead = try RefusingPort()
         let deadProxy = "http://127.0.0.1:\(dead.port)"
         let origin = try OriginServer { _ in .ok("direct") }
         let larder = try await Daemon.start(
@@ -237,5 +239,6 @@ struct ForwardingTests {
         #expect(result.status == 200)
         #expect(result.bodyText == "direct")
         #expect(origin.requests.count == 1)
+        withExtendedLifetime(dead) {}
     }
 }

@@ -31,6 +31,7 @@ struct LifecycleTests {
         await #expect(throws: HarnessError.self) {
             try await RawClient.connect(port: larder.port, timeout: .seconds(2))
         }
+        withExtendedLifetime(origin) {}
     }
 
     @Test("a burst of requests of every kind leaves no file descriptor behind, and SIGTERM then exits 0")
@@ -43,8 +44,7 @@ struct LifecycleTests {
             }
         }
         let echo = try TCPEchoServer()
-        let closed = try OriginServer { _ in .ok("never") }
-        closed.stop()
+        let closed = try RefusingPort()
         let larder = try await Daemon.start(config: #"{"connectPorts": [\#(echo.port)]}"#)
 
         func burst() async throws {
@@ -70,9 +70,11 @@ struct LifecycleTests {
         try await burst()
         let before = try await larder.settledFileDescriptorCount()
         for _ in 0..<5 { try await burst() }
-        await larder.expectDescriptors(atMost: before)
+        // libcurl may end up keeping one more or one fewer idle connection to the origin than after the
+        // warm-up (which requests reused which connection depends on timing); a leak grows with the bursts.
+        await larder.expectDescriptors(atMost: before + 1)
         #expect(try await larder.terminate() == 0)
-        withExtendedLifetime((origin, echo)) {}
+        withExtendedLifetime((origin, echo, closed)) {}
     }
 
     @Test("every request gets one access log line with method, URL, status, bytes, duration, cache and route")

@@ -72,5 +72,6 @@ struct RequestBodyTests {
         let final = try await client.readResponse()
         #expect(final.status == 200)
         #expect(final.bodyText == "got hello")
+        withExtendedLifetime(origin) {}
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// Large responses stream through with backpressure: never held whole, never corrupted.
-@Suite("Streaming")
+// Serialized: these move hundreds of MiB, and running them side by side would starve the timing-sensitive
+// tests in other suites of CPU on a small machine.
+@Suite("Streaming", .serialized)
 struct StreamingTests {
     @Test("a 200 MiB response arrives intact, every byte checked")
     func largeResponse() async throws {
@@ -14,6 +16,7 @@ struct StreamingTests {
         #expect(result.header("Content-Length") == "\(count)")
         #expect(result.body.count == count)
         #expect(Payload.firstGeneratedMismatch(result.body) == nil)
+        withExtendedLifetime(origin) {}
     }
 
     @Test("a slow client reading 128 MiB keeps the daemon's peak resident memory under 64 MiB")
@@ -31,6 +34,7 @@ struct StreamingTests {
         let peak = try #require(Self.memoryKiB("VmHWM", pid: larder.pid))
         print("larder VmHWM after streaming \(count >> 20) MiB to a client at 32 MB/s: \(peak) KiB")
         #expect(peak < 64 * 1024, "peak resident memory \(peak) KiB")
+        withExtendedLifetime(origin) {}
     }
 
     @Test("a 64 MiB upload streams to the origin intact, with the daemon's peak resident memory under 64 MiB")
@@ -64,6 +68,7 @@ struct StreamingTests {
         #expect(rest.status == 200)
         #expect(rest.body.count == count)
         #expect(Payload.firstGeneratedMismatch(rest.body) == nil)
+        withExtendedLifetime(origin) {}
     }
 
     @Test("a chunked response with trailer fields arrives whole")
@@ -82,6 +87,7 @@ struct StreamingTests {
             #expect(response.status == 200)
             #expect(response.bodyText == "hello world")
         }
+        withExtendedLifetime(origin) {}
     }
 
     /// A `kB` line of `/proc/PID/status` (VmRSS, VmHWM).

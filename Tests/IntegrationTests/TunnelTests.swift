@@ -57,6 +57,7 @@ struct TunnelTests {
         let head = try await Self.readHead(client)
         #expect(head.hasPrefix("HTTP/1.1 200 "), "reply: \(head)")
         #expect(try await client.read(count: 11) == Array("early bytes".utf8))
+        withExtendedLifetime(echo) {}
     }
 
     /// A CONNECT that cannot be opened, and the answer it must get.
@@ -78,8 +79,7 @@ struct TunnelTests {
         ]
     )
     func connectFailures(failure: Failure) async throws {
-        let closed = try OriginServer { _ in .ok("never") }
-        closed.stop()
+        let closed = try RefusingPort()
         let silent = try SilentListener()
         let larder = try await Daemon.start(
             config: #"{"connectPorts": [\#(closed.port), \#(silent.port), 443, 80], "timeouts": {"connect": "1s"}}"#)
@@ -106,7 +106,7 @@ struct TunnelTests {
         // Nothing about the failure spoils the connection for the next request.
         try await client.send("GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
-        withExtendedLifetime(silent) {}
+        withExtendedLifetime((silent, closed)) {}
     }
 
     /// Reads up to the blank line that ends a CONNECT reply (which has no body framing of its own).

@@ -17,12 +17,12 @@ struct UpstreamFailureTests {
 
     @Test("a closed port gets 502 connection_refused")
     func connectionRefused() async throws {
-        let closed = try OriginServer { _ in .ok("never") }
-        closed.stop()
+        let closed = try RefusingPort()
         let larder = try await Daemon.start()
         let result = try await Curl.get(closed.url("/"), via: larder)
         #expect(result.status == 502)
         #expect(result.proxyStatus?.error == "connection_refused")
+        withExtendedLifetime(closed) {}
     }
 
     @Test("an origin that never accepts the connection gets 504 connection_timeout after the connect timeout")
@@ -76,6 +76,7 @@ struct UpstreamFailureTests {
         #expect(result.status == 502)
         let error = try #require(result.proxyStatus?.error)
         #expect(["http_protocol_error", "connection_terminated", "http_response_incomplete"].contains(error))
+        withExtendedLifetime(origin) {}
     }
 
     @Test("an origin whose header section is over 64 KiB gets 502")
@@ -86,6 +87,7 @@ struct UpstreamFailureTests {
         let result = try await Curl.get(origin.url("/huge"), via: larder)
         #expect(result.status == 502)
         #expect(result.proxyStatus?.error == "http_response_header_section_size")
+        withExtendedLifetime(origin) {}
     }
 
     @Test(
@@ -103,12 +105,12 @@ struct UpstreamFailureTests {
         let result = try await Curl.get(origin.url("/cut"), via: larder)
         #expect([18, 56].contains(result.exitCode), "curl exit \(result.exitCode): \(result.stderr)")
         #expect(result.body.count < response.body.count)
+        withExtendedLifetime(origin) {}
     }
 
     @Test("a failed HEAD gets the error's head without a body, and the connection carries on")
     func failedHead() async throws {
-        let closed = try OriginServer { _ in .ok("never") }
-        closed.stop()
+        let closed = try RefusingPort()
         let larder = try await Daemon.start()
         let client = try await RawClient.connect(port: larder.port)
         try await client.send("HEAD \(closed.url("/")) HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -119,12 +121,12 @@ struct UpstreamFailureTests {
         let next = try await client.readResponse()
         #expect(next.status == 200)
         #expect(next.bodyText == "ok\n")
+        withExtendedLifetime(closed) {}
     }
 
     @Test("an error answer is JSON when the client accepts application/json")
     func jsonErrorBody() async throws {
-        let closed = try OriginServer { _ in .ok("never") }
-        closed.stop()
+        let closed = try RefusingPort()
         let larder = try await Daemon.start()
         let result = try await Curl.get(closed.url("/"), via: larder, headers: ["Accept: application/json"])
         #expect(result.status == 502)
@@ -133,6 +135,7 @@ struct UpstreamFailureTests {
         #expect(object["status"] as? Int == 502)
         #expect(object["error"] as? String == "connection_refused")
         #expect((object["message"] as? String)?.isEmpty == false)
+        withExtendedLifetime(closed) {}
     }
 
     @Test("an https:// URL to an origin with an untrusted certificate gets 502 tls_certificate_error")

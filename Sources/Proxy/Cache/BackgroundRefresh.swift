@@ -56,8 +56,11 @@ final class BackgroundRefresh: Sendable {
                 defer { state = State() }
                 return state.writer
             }
-            writer?.commit()
-            server.refreshFinished(entry.key)
+            // The key stays marked until the new response is visible: a stale request in between would
+            // otherwise start a second refresh.
+            guard let writer else { return server.refreshFinished(entry.key) }
+            let (server, key) = (server, entry.key)
+            writer.commit { _ in server.refreshFinished(key) }
         case .failed(let error):
             let writer = state.withLock { state in
                 defer { state = State() }
@@ -74,6 +77,12 @@ extension ProxyServer {
     /// Starts a background refresh of `entry`, unless one for its key is already running.
     func refreshInBackground(_ entry: StoredEntry, request: RequestHead, url: AbsoluteURL) {
         guard refreshing.withLock({ $0.insert(entry.key).inserted }) else { return }
+        // A refresh may have landed between this request's look-up and now: then `entry` is no longer what is
+        // stored, and refreshing it again would be a second fetch.
+        let current = store?.variants(forKey: entry.key).first { $0.variant == entry.variant }
+        guard let current, current.bodyID == entry.bodyID, current.responseTime == entry.responseTime else {
+            return refreshFinished(entry.key)
+        }
         let config = self.config
         var headers = request.headers.removingHopByHop()
         for name in ["Host", "Expect", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Range"] {

@@ -23,6 +23,16 @@ final class Coalescer: Sendable {
         }
     }
 
+    /// Waits for a fetch of `key` already under way, without starting one: true when there is one (`wake` runs
+    /// when its leader releases the key), false otherwise (`wake` never runs).
+    func follow(_ key: String, wake: @escaping @Sendable () -> Void) -> Bool {
+        waiting.withLock { waiting in
+            guard waiting[key] != nil else { return false }
+            waiting[key]!.append(wake)  // checked just above
+            return true
+        }
+    }
+
     /// The leader is done (stored, not storable, or failed): wake every follower.
     func release(_ key: String) {
         let followers = waiting.withLock { $0.removeValue(forKey: key) } ?? []
