@@ -5,77 +5,94 @@ import Glibc
 import HTTPWire
 
 extension Exchange {
-    /// GET and HEAD: look the request up and follow RFC 9111's plan (RFC 9111 §4).
-    func answerFromCache(_ url: AbsoluteURL, head: RequestHead, store: CacheStore, collapsed: Bool = false) {
+    /// A method the route caches: look the request up and follow the route's policy (RFC 9111 §4 for
+    /// `standard`). `body` is the request body, when the route keys on it.
+    func answerFromCache(
+        _ url: AbsoluteURL, head: RequestHead, route: Route, store: CacheStore, body: [UInt8]? = nil, collapsed: Bool = false
+    ) {
         let config = server.config
         let now = server.now()
-        let key = CacheKey.primary(method: head.method, url: url)
+        let key = CacheKey.derive(
+            method: head.method, url: url, request: head, route: route,
+            bodyDigest: body.map(Digest.sha256Hex), credentialDigest: { Digest.sha256Hex(Array($0.utf8)) }
+        )
         let variants = store.variants(forKey: key)
         let entry = variants.first { $0.matches(head) } ?? variants.first
-        lookup = CacheLookup(key: key, url: url, entry: entry, now: now, collapsed: collapsed)
-        let plan = RFC9111.plan(
-            request: head, entry: entry?.view, now: now, heuristicFreshnessCap: config.cache.heuristicMaxAgeSeconds
+        lookup = CacheLookup(key: key, url: url, route: route, entry: entry, now: now, collapsed: collapsed, requestBody: body)
+        let decision = PolicyDecision(
+            request: head, route: route, entry: entry?.view, key: key, now: now,
+            backoff: server.backoff(for: url), heuristicFreshnessCap: config.cache.heuristicMaxAgeSeconds
         )
-        switch plan {
+        let again: @Sendable () -> Void = { [self] in answerFromCache(url, head: head, route: route, store: store, body: body, collapsed: true) }
+        switch decision {
         case .serve(let age, let ttl):
-            // `entry` is non-nil for every serving plan.
+            // `entry` is non-nil for every serving decision.
             serveStored(entry!, age: age, status: .hit, field: CacheStatusField(hit: true, collapsed: collapsed, ttl: ttl))
         case .serveNotModified(let age, let ttl):
             serveNotModified(entry!, age: age, field: CacheStatusField(hit: true, collapsed: collapsed, ttl: ttl))
-        case .serveStale(let age, let reason):
-            serveStored(entry!, age: age, status: .stale, field: CacheStatusField(hit: true, fwd: .stale, collapsed: collapsed, ttl: ttl(of: entry!, now: now)))
-            if reason == .whileRevalidate { server.refreshInBackground(entry!, request: head, url: url) }
-        case .revalidate(let conditional, _, let reason):
-            lookup?.validating = true
-            fetchForCache(url, head: head, conditional: conditional, reason: reason)
-        case .forward(let reason):
-            guard !collapsed, reason == .uriMiss || reason == .varyMiss || reason == .stale else {
-                return fetchForCache(url, head: head, conditional: nil, reason: reason)
+        case .serveStale(let age, let ttl, let reason, let refresh):
+            var field = CacheStatusField(hit: true, fwd: .stale, collapsed: collapsed, ttl: ttl)
+            // Served stale without asking: the origin failed moments ago and is left alone for a while.
+            if reason == .error { field.detail = "origin-backoff" }
+            serveStored(entry!, age: age, status: .stale, field: field)
+            if refresh { server.refreshInBackground(entry!, request: head, url: url, route: route, body: body) }
+        case .fetch(let plan):
+            lookup?.plan = plan
+            lookup?.validating = !plan.conditionalHeaders.isEmpty
+            let coalescable = plan.reason == .uriMiss || plan.reason == .varyMiss || plan.reason == .stale
+            guard !collapsed, coalescable, plan.conditionalHeaders.isEmpty else {
+                return fetchForCache(url, head: head, plan: plan, body: body)
             }
             // Concurrent misses for one key: one fetch, the others wait and look again (bounded).
             let queue = connection.lane.queue
-            let role = server.coalescer.join(key) { queue.async { self.wakeFromCoalescing(url, head: head, store: store) } }
-            switch role {
+            switch server.coalescer.join(key, wake: { queue.async { self.wakeFromCoalescing(again) } }) {
             case .leader:
                 leadsFetchOf = key
-                fetchForCache(url, head: head, conditional: nil, reason: reason)
+                fetchForCache(url, head: head, plan: plan, body: body)
             case .follower:
-                waitForFetch(url, head: head, store: store)
+                waitForFetch(again)
             }
-        case .onlyIfCachedMiss:
+        case .bypass:
+            forward(to: url, head: head, route: route, bodyPrefix: body)
+        case .cacheOnlyMiss(let key), .onlyIfCachedMiss(let key):
             // A fetch under way may be about to store the answer (its client can have the whole response before
             // the commit is visible): wait for it, as a miss would, before saying nothing is stored.
             if !collapsed {
                 let queue = connection.lane.queue
-                let following = server.coalescer.follow(key) {
-                    queue.async { self.wakeFromCoalescing(url, head: head, store: store) }
+                if server.coalescer.follow(key, wake: { queue.async { self.wakeFromCoalescing(again) } }) {
+                    return waitForFetch(again)
                 }
-                if following { return waitForFetch(url, head: head, store: store) }
             }
             cacheStatus = CacheStatus.miss.rawValue
+            statusField = CacheStatusField(fwd: .miss, key: key)
+            if case .cacheOnlyMiss = decision { return reject(.cacheOnlyMiss(key: key)) }
             reject(.onlyIfCachedMiss(key: key))
         }
     }
 
     /// Waits (bounded by `coalesceWait`) for the fetch this request follows, then looks again.
-    private func waitForFetch(_ url: AbsoluteURL, head: RequestHead, store: CacheStore) {
+    private func waitForFetch(_ again: @escaping @Sendable () -> Void) {
         server.counters.recordCoalescedWait(route: routeName)
         server.metrics.recordCoalescedWait()
         waitingForFetch = true
         let wait = DispatchTimeInterval.milliseconds(Int(server.config.cache.coalesceWaitMilliseconds))
-        connection.lane.queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(url, head: head, store: store) }
+        connection.lane.queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(again) }
     }
 
-    private func wakeFromCoalescing(_ url: AbsoluteURL, head: RequestHead, store: CacheStore) {
+    private func wakeFromCoalescing(_ again: @Sendable () -> Void) {
         guard waitingForFetch else { return }
         waitingForFetch = false
-        answerFromCache(url, head: head, store: store, collapsed: true)
+        again()
     }
 
+    /// Freshness left, for `Cache-Status: ttl=`: the route's lifetime when its policy sets one, else the
+    /// origin's (RFC 9111 §4.2.1).
     func ttl(of entry: StoredEntry, now: Int64) -> Int64 {
-        let lifetime = RFC9111.freshnessLifetime(
-            of: entry.head, responseTime: entry.responseTime, heuristicCap: server.config.cache.heuristicMaxAgeSeconds
-        ).seconds
+        let lifetime =
+            lookup?.plan?.lifetime
+            ?? RFC9111.freshnessLifetime(
+                of: entry.head, responseTime: entry.responseTime, heuristicCap: server.config.cache.heuristicMaxAgeSeconds
+            ).seconds
         return lifetime - RFC9111.currentAge(of: entry.head, times: entry.times, now: now)
     }
 
@@ -92,11 +109,16 @@ extension Exchange {
                 let current = store.variants(forKey: entry.key).first(where: { $0.variant == entry.variant }),
                 current.bodyID != entry.bodyID
             {
-                return answerFromCache(lookup.url, head: head, store: store, collapsed: lookup.collapsed)
+                return answerFromCache(
+                    lookup.url, head: head, route: lookup.route, store: store, body: lookup.requestBody, collapsed: lookup.collapsed
+                )
             }
             if body == nil {
                 self.lookup?.entry = nil
-                return fetchForCache(lookup.url, head: head, conditional: nil, reason: .uriMiss)
+                let options = lookup.route.options
+                let plan = FetchPlan(reason: .uriMiss, lifetime: options.policy.followsOriginFreshness ? nil : options.ttlSeconds)
+                self.lookup?.plan = plan
+                return fetchForCache(lookup.url, head: head, plan: plan, body: lookup.requestBody)
             }
         }
         cacheStatus = status.rawValue

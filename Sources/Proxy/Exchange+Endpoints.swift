@@ -9,6 +9,7 @@ extension Exchange {
         let query = parts.count > 1 ? QueryString(String(parts[1])) : QueryString("")
         url = path
         cacheStatus = "-"
+        if path != "/_larder/health", !adminAuthorized { return reject(.adminUnauthorized) }
         switch (head?.method, path) {
         case ("GET", "/_larder/health"), ("HEAD", "/_larder/health"):
             respond(ResponseHead.text(200, "ok\n"), body: Array("ok\n".utf8))
@@ -51,6 +52,13 @@ extension Exchange {
         }
     }
 
+    /// With `admin.token` set, only requests bearing it may use the admin endpoints and PURGE.
+    var adminAuthorized: Bool {
+        guard let token = server.config.adminToken else { return true }
+        guard let given = head?.headers["Authorization"], given.hasPrefix("Bearer ") else { return false }
+        return ConstantTime.equal(Array(given.utf8.dropFirst(7)), Array(token.utf8))
+    }
+
     func respondJSON(_ text: String, status: Int = 200) {
         let body = Array(text.utf8)
         respond(ResponseHead.text(status, "", contentType: "application/json", length: body.count), body: body)
@@ -61,6 +69,7 @@ extension Exchange {
     func purge(url: String) {
         self.url = url
         cacheStatus = "-"
+        guard adminAuthorized else { return reject(.adminUnauthorized) }
         let removed = server.store?.remove(url: url) ?? 0
         let body = Array("{\"purged\":\(removed),\"url\":\(JSONText.quote(url))}\n".utf8)
         respond(ResponseHead.text(removed > 0 ? 200 : 404, "", contentType: "application/json", length: body.count), body: body)
@@ -105,5 +114,15 @@ struct QueryString {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Comparisons whose time does not depend on where the inputs differ, for secrets.
+enum ConstantTime {
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
     }
 }

@@ -4,28 +4,41 @@ import HTTPWire
 import Upstream
 
 extension Exchange {
-    /// Sends a request that the cache does not answer (unsafe methods, or no store) to the origin.
-    func forward(to url: AbsoluteURL, head: RequestHead) {
+    /// How the request body reaches the origin.
+    enum Upload {
+        /// As the client frames it, streamed.
+        case streamed
+        /// Already gathered whole.
+        case whole([UInt8])
+        /// The first bytes were gathered (past a collecting limit); the rest streams as it arrives.
+        case prefixThenStreamed([UInt8])
+    }
+
+    /// Sends a request the cache does not answer to the origin (`X-Cache: BYPASS`).
+    func forward(to url: AbsoluteURL, head: RequestHead, route: Route, bodyPrefix: [UInt8]? = nil) {
         cacheStatus = CacheStatus.bypass.rawValue
-        statusField = CacheStatusField(fwd: head.method == "GET" || head.method == "HEAD" ? .bypass : .method)
-        startTransfer(url, head: head, conditional: nil)
+        let cacheable = route.options.caches(method: head.method, match: route.match)
+        statusField = CacheStatusField(fwd: cacheable ? .bypass : .method)
+        let upload: Upload = bodyPrefix.map { requestComplete ? .whole($0) : .prefixThenStreamed($0) } ?? .streamed
+        startTransfer(url, head: head, route: route, conditional: [:], upload: upload)
     }
 
-    /// Fetches a GET or HEAD whose response may be stored, or validates a stored one (`conditional`).
-    func fetchForCache(_ url: AbsoluteURL, head: RequestHead, conditional: HTTPHeaders?, reason: ForwardReason) {
-        cacheStatus = (lookup?.entry != nil && reason == .stale ? CacheStatus.expired : .miss).rawValue
-        statusField = CacheStatusField(fwd: reason, collapsed: lookup?.collapsed ?? false)
-        startTransfer(url, head: head, conditional: conditional)
+    /// Fetches a request the route caches: a miss, a refresh, or a validation of the stored entry
+    /// (`plan.conditionalHeaders`).
+    func fetchForCache(_ url: AbsoluteURL, head: RequestHead, plan: FetchPlan, body: [UInt8]?) {
+        cacheStatus = (lookup?.entry != nil && plan.reason == .stale ? CacheStatus.expired : .miss).rawValue
+        statusField = CacheStatusField(fwd: plan.reason, collapsed: lookup?.collapsed ?? false)
+        let route = lookup?.route ?? server.config.routes.defaults
+        startTransfer(url, head: head, route: route, conditional: plan.conditionalHeaders, upload: body.map { .whole($0) } ?? .streamed)
     }
 
-    private func startTransfer(_ url: AbsoluteURL, head: RequestHead, conditional: HTTPHeaders?) {
+    private func startTransfer(_ url: AbsoluteURL, head: RequestHead, route: Route, conditional: HTTPHeaders, upload: Upload) {
         let config = server.config
         var headers = head.headers.removingHopByHop()
         headers.remove("Host")
         // Larder answers `Expect: 100-continue` itself once it is ready for the body.
-        let expectsContinue = headers.listContains("Expect", token: "100-continue")
         headers.remove("Expect")
-        if let conditional {
+        if !conditional.isEmpty {
             // The cache validates its own entry (RFC 9111 §4.3.1); the client's validators are
             // answered from the refreshed entry afterwards.
             headers.remove("If-None-Match")
@@ -35,11 +48,13 @@ extension Exchange {
         headers.add("Via", "\(head.version.major).\(head.version.minor) \(config.viaName)")
 
         let body: UpstreamRequest.Body
-        switch framing {
-        case .none: body = .none
-        case .length(let length): body = .length(length)
-        case .chunked: body = .streamed
+        switch (upload, framing) {
+        case (.whole(let bytes), _): body = bytes.isEmpty && framing == .none ? .none : .bytes(bytes)
+        case (_, .none): body = .none
+        case (_, .length(let length)): body = .length(length)
+        case (_, .chunked): body = .streamed
         }
+        let readMilliseconds = route.options.timeoutMilliseconds ?? config.timeouts.readMilliseconds
         let request = UpstreamRequest(
             method: head.method,
             url: url.description,
@@ -47,12 +62,10 @@ extension Exchange {
             body: body,
             timeouts: UpstreamTimeouts(
                 connectMilliseconds: Int(config.timeouts.connectMilliseconds),
-                readSeconds: Int((config.timeouts.readMilliseconds + 999) / 1000)
+                readSeconds: Int((readMilliseconds + 999) / 1000)
             )
         )
-        if expectsContinue && body != .none && head.version == .http1_1 {
-            connection.sendRaw(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-        }
+        if case .streamed = upload { sendContinueIfExpected() }
         requestTime = server.now()
         upstreamStarted = .now()
         let queue = connection.lane.queue
@@ -62,6 +75,10 @@ extension Exchange {
             onUploadSpace: { [self] in queue.async { self.connection.resumeRequestBody() } },
             onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head, tally: tally) } }
         )
+        if case .prefixThenStreamed(let prefix) = upload {
+            transfer?.sendBody(prefix)
+            if requestComplete { transfer?.finishBody() }
+        }
     }
 
     private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead, tally: BodyTally) {
@@ -73,42 +90,59 @@ extension Exchange {
         case .body(let bytes):
             let count = bytes.count
             writer?.append(bytes)
-            sendBody(bytes, onWritten: { transfer.consumed(count) })
             tally.received += count
+            if held != nil {
+                held!.body.append(contentsOf: bytes)  // checked just above
+                transfer.consumed(count)
+                if held!.body.count > Self.heldBodyLimit { releaseHeldResponse(storeVerdict: nil) }
+            } else {
+                sendBody(bytes, onWritten: { transfer.consumed(count) })
+            }
             // The client has the whole body and may leave before libcurl's end event arrives, which would
             // count as the client leaving mid-response and lose the stored body: the response is complete now.
             // The transfer ends by itself (its connection is kept for reuse); its `.end` finds no transfer here.
-            if tally.received == tally.expected {
-                self.transfer = nil
-                commitStoredBody()
-                finish()
-            }
+            if tally.received == tally.expected { completeResponse() }
         case .end:
-            self.transfer = nil
-            commitStoredBody()
-            finish()
+            completeResponse()
         case .failed(let error):
             self.transfer = nil
             writer?.discard()
             writer = nil
+            held = nil
             releaseFetch()
             if hasSentHead {
                 abort("upstream-\(error.kind.rawValue)")
                 return
             }
             server.logUpstreamFailure(error, url: url.description)
-            // RFC 5861 §4: a stored response may stand in for an origin that cannot answer.
-            if let entry = staleStandIn(request: head) {
-                statusField.fwdStatus = nil
-                statusField.detail = error.kind.rawValue
-                return serveStale(entry, because: error.kind.rawValue)
+            server.recordOriginFailure(url)
+            // RFC 5861 §4 and the route's staleIfError: a stored response may stand in for a failed origin.
+            if serveStandIn(detail: error.kind.rawValue) { return }
+            // A write on a queue route whose origin cannot be reached waits in the offline queue.
+            if error.isUnreachable || error.kind == .connectionTimeout, let body = queueableBody {
+                return enqueue(url: url, head: head, body: body, error: error)
             }
             reject(.upstream(error, url: url.description))
         }
     }
 
+    private func completeResponse() {
+        transfer = nil
+        if held != nil {
+            let verdict = lookup?.route.options.storeIf.acceptsBody(held!.body) ?? false  // checked just above
+            releaseHeldResponse(storeVerdict: verdict)
+        }
+        commitStoredBody()
+        finish()
+    }
+
     private func receiveHead(_ origin: ResponseHead, url: AbsoluteURL, request: RequestHead, tally: BodyTally) {
         let responseTime = server.now()
+        if ErrorBackoff.isFailure(status: origin.status) {
+            server.recordOriginFailure(url)
+        } else {
+            server.recordOriginSuccess(url)
+        }
         // RFC 9111 §4.3.3–4: a 304 to our validation refreshes the stored response, which is then served.
         if let lookup, lookup.validating, origin.status == 304, let entry = lookup.entry, let store = server.store {
             dropTransfer()
@@ -122,16 +156,23 @@ extension Exchange {
             )
             let age = RFC9111.currentAge(of: refreshed.head, times: refreshed.times, now: responseTime)
             let field = CacheStatusField(fwd: statusField.fwd, fwdStatus: 304, ttl: ttl(of: refreshed, now: responseTime))
+            releaseFetch()
             return serveStored(refreshed, age: age, status: .revalidated, field: field)
         }
-        // RFC 5861 §4: an origin error may be answered with a stored response still allowed to stand in.
-        if [500, 502, 503, 504].contains(origin.status), let entry = staleStandIn(request: request) {
-            dropTransfer()
+        // An origin error may be answered with a stored response still allowed to stand in.
+        if ErrorBackoff.isFailure(status: origin.status) {
             statusField.fwdStatus = origin.status
-            return serveStale(entry, because: "status-\(origin.status)")
+            if serveStandIn(detail: "status-\(origin.status)") {
+                dropTransfer()
+                releaseFetch()
+                return
+            }
         }
-        if !RFC9111.safeMethods.contains(request.method), (200..<400).contains(origin.status), let store = server.store {
-            // RFC 9111 §4.4: a successful unsafe request invalidates what it may have changed.
+        if !RFC9111.safeMethods.contains(request.method), (200..<400).contains(origin.status), let store = server.store,
+            lookup == nil
+        {
+            // RFC 9111 §4.4: a successful unsafe request invalidates what it may have changed. (A body-keyed
+            // POST the route caches changes nothing: it is a query.)
             for target in RFC9111.invalidationTargets(method: request.method, requestURL: url, response: origin) {
                 store.remove(url: target.description)
             }
@@ -148,36 +189,60 @@ extension Exchange {
         if lookup != nil {
             startStoring(origin, request: request, url: url, length: length, responseTime: responseTime)
         }
+        if writer != nil, lookup?.route.options.storeIf.checksBody == true, hasBody {
+            // `storeIf.json` judges the whole body, and Cache-Status must say whether it was stored: hold the
+            // response until it is complete (bounded; JSON API answers are small).
+            held = HeldResponse(head: response, hasBody: hasBody)
+            return
+        }
         decorate(&response)
         sendHead(response, bodyLength: length, hasBody: hasBody)
     }
 
-    /// Decides whether the response is stored (RFC 9111 §3) and, if so, tees its body into the store.
+    /// The largest response held back for a `storeIf.json` check; a larger one is sent on unstored.
+    static let heldBodyLimit = 8 << 20
+
+    /// Sends a held response: stored when the body passed `storeIf` (`storeVerdict`), or not stored
+    /// (`false`: failed the check; nil: too large to check).
+    private func releaseHeldResponse(storeVerdict: Bool?) {
+        guard var response = held?.head, let body = held?.body, let hasBody = held?.hasBody else { return }
+        held = nil
+        if storeVerdict != true {
+            writer?.discard()
+            writer = nil
+            releaseFetch()
+            statusField.stored = false
+            statusField.ttl = nil
+            statusField.detail = storeVerdict == false ? SkipReason.storeIf.detail : "too-large"
+        }
+        decorate(&response)
+        if storeVerdict == nil {
+            // Still streaming: the rest follows as it arrives.
+            sendHead(response, bodyLength: nil, hasBody: hasBody)
+            sendBody(body)
+            return
+        }
+        sendHead(response, bodyLength: body.count, hasBody: hasBody)
+        sendBody(body)
+    }
+
+    /// Decides whether the response is stored (RFC 9111 §3 and the route's rules) and, if so, tees its
+    /// body into the store.
     private func startStoring(_ origin: ResponseHead, request: RequestHead, url: AbsoluteURL, length: Int?, responseTime: Int64) {
         let cacheConfig = server.config.cache
-        let options = StoreOptions(
-            maxObjectSize: Int(cacheConfig.maxObjectSize), heuristicFreshnessCap: cacheConfig.heuristicMaxAgeSeconds
-        )
-        switch RFC9111.storability(request: request, response: origin, options: options) {
+        guard let lookup else { return releaseFetch() }
+        switch lookup.route.storability(
+            request: request, response: origin, maxObjectSize: Int(cacheConfig.maxObjectSize),
+            heuristicFreshnessCap: cacheConfig.heuristicMaxAgeSeconds
+        ) {
         case .skip(let reason):
             statusField.detail = reason.detail
             releaseFetch()
         case .store:
-            guard let store = server.store, let lookup else { return releaseFetch() }
-            let vary = VaryMatch.fieldNames(in: origin)
-            var varyHeaders = HTTPHeaders()
-            for name in vary {
-                for value in request.headers.values(name) { varyHeaders.add(name, value) }
-            }
-            let entry = StoredEntry(
-                key: lookup.key,
-                variant: VaryMatch.secondaryKey(vary: vary, request: request),
-                url: url.description,
-                route: routeName,
-                head: ResponseHead(status: origin.status, reason: origin.reason, headers: RFC9111.storableHeaders(origin)),
-                varyRequestHeaders: varyHeaders,
-                requestTime: requestTime,
-                responseTime: responseTime
+            guard let store = server.store else { return releaseFetch() }
+            let entry = StoredEntry.from(
+                origin, request: request, key: lookup.key, url: url, route: routeName,
+                requestTime: requestTime, responseTime: responseTime
             )
             writer = store.writer(for: entry, expectedSize: length)
             if writer == nil {
@@ -203,30 +268,58 @@ extension Exchange {
         }
     }
 
-    /// The stored entry that may answer for a failed origin (RFC 5861 §4), if any.
-    private func staleStandIn(request: RequestHead) -> StoredEntry? {
-        guard let lookup, let entry = lookup.entry else { return nil }
-        let allowed = RFC9111.staleIfErrorAllowed(
-            entry: entry.view, now: server.now(), requestCacheControl: CacheControl(requestHeaders: request.headers),
-            heuristicFreshnessCap: server.config.cache.heuristicMaxAgeSeconds
-        )
-        return allowed ? entry : nil
-    }
-
-    private func serveStale(_ entry: StoredEntry, because reason: String) {
+    /// Serves the stored entry in place of a failed origin, when the plan allows it; returns whether it did.
+    private func serveStandIn(detail: String) -> Bool {
+        guard let lookup, let plan = lookup.plan, let entry = lookup.entry else { return false }
         let now = server.now()
+        guard case .serveStale(let age, let ttl, _, _)? = plan.standIn(
+            entry.view, now: now, heuristicFreshnessCap: server.config.cache.heuristicMaxAgeSeconds
+        ) else { return false }
         var field = statusField
         field.hit = true
         field.fwd = .stale
         field.stored = false
-        field.ttl = ttl(of: entry, now: now)
-        if field.detail == nil { field.detail = reason }
-        serveStored(entry, age: RFC9111.currentAge(of: entry.head, times: entry.times, now: now), status: .stale, field: field)
+        field.ttl = ttl
+        field.detail = detail
+        serveStored(entry, age: age, status: .stale, field: field)
+        return true
     }
 
     private func dropTransfer() {
         transfer?.cancel()
         transfer = nil
+    }
+}
+
+/// A response held back until its body is complete (for `storeIf.json`).
+struct HeldResponse {
+    var head: ResponseHead
+    var hasBody: Bool
+    var body: [UInt8] = []
+}
+
+extension StoredEntry {
+    /// What is stored for a response: its storable fields (RFC 9111 §3.1), and the request's values of the
+    /// fields its `Vary` names (§4.1).
+    static func from(
+        _ origin: ResponseHead, request: RequestHead, key: String, url: AbsoluteURL, route: String,
+        requestTime: Int64, responseTime: Int64
+    ) -> StoredEntry {
+        let vary = VaryMatch.fieldNames(in: origin)
+        var varyHeaders = HTTPHeaders()
+        for name in vary {
+            for value in request.headers.values(name) { varyHeaders.add(name, value) }
+        }
+        return StoredEntry(
+            key: key,
+            variant: VaryMatch.secondaryKey(vary: vary, request: request),
+            url: url.description,
+            route: route,
+            head: ResponseHead(status: origin.status, reason: origin.reason, headers: RFC9111.storableHeaders(origin)),
+            varyRequestHeaders: varyHeaders,
+            requestTime: requestTime,
+            responseTime: responseTime
+        )
     }
 }
 

@@ -9,9 +9,13 @@ extension Exchange {
     /// 2. The request target decides the kind of request: Larder's own endpoints (origin-form),
     ///    a tunnel (CONNECT), or a proxied URL (absolute-form).
     /// 3. A proxied URL is checked for loops; `PURGE` removes it from the cache.
-    /// 4. GET and HEAD go through the cache (`Exchange+Cache.swift`): served from it, validated, or
-    ///    fetched and stored while streaming to the client (`Exchange+Forward.swift`).
-    /// 5. Other methods go to the origin; a success invalidates what they may have changed (RFC 9111 §4.4).
+    /// 4. The first route that matches (`config.routes`) decides the policy.
+    /// 5. Methods the route caches (GET and HEAD; body-keyed POSTs) go through the cache
+    ///    (`Exchange+Cache.swift`): served from it, validated, or fetched and stored while streaming
+    ///    to the client (`Exchange+Forward.swift`).
+    /// 6. Other methods go to the origin; a success invalidates what they may have changed (RFC 9111
+    ///    §4.4). On a queue route, a write whose origin cannot be reached is kept for replay
+    ///    (`Exchange+Queue.swift`).
     func run() {
         guard let head else { return }
         let config = server.config
@@ -44,14 +48,38 @@ extension Exchange {
             if let loop = loopReason(absolute, head: head) { return reject(.loopDetected(reason: loop)) }
             // 3. PURGE, as Squid and Varnish users expect.
             if head.method == "PURGE" { return purge(url: absolute.description) }
-            // 4. The cache, for the methods it may answer.
-            if let store = server.store, head.method == "GET" || head.method == "HEAD" {
-                return answerFromCache(absolute, head: head, store: store)
+            // 4. The route.
+            let route = config.routes.route(for: head, url: absolute)
+            routeName = route.name
+            // 5. The cache, for the methods the route lets it answer.
+            if let store = server.store, route.options.policy != .networkOnly,
+                route.options.caches(method: head.method, match: route.match)
+            {
+                guard route.needsBodyDigest(method: head.method) else {
+                    return answerFromCache(absolute, head: head, route: route, store: store)
+                }
+                return collectBody(
+                    limit: Self.keyedBodyLimit,
+                    onComplete: { body in
+                        self.answerFromCache(absolute, head: head, route: route, store: store, body: body)
+                    },
+                    onOverflow: { prefix in self.forward(to: absolute, head: head, route: route, bodyPrefix: prefix) }
+                )
             }
-            // 5. Everything else goes to the origin.
-            forward(to: absolute, head: head)
+            // 6. Everything else goes to the origin, or waits in the offline queue.
+            if route.options.queue, server.replayQueue != nil, !RFC9111.safeMethods.contains(head.method) {
+                return collectBody(
+                    limit: Int(config.queue.maxBodySize),
+                    onComplete: { body in self.forwardQueueable(to: absolute, head: head, route: route, body: body) },
+                    onOverflow: { prefix in self.forward(to: absolute, head: head, route: route, bodyPrefix: prefix) }
+                )
+            }
+            forward(to: absolute, head: head, route: route)
         }
     }
+
+    /// The largest request body hashed into a cache key; larger requests go to the origin uncached.
+    static let keyedBodyLimit = 1 << 20
 
     /// Why forwarding this request would come back to Larder, or nil.
     private func loopReason(_ url: AbsoluteURL, head: RequestHead) -> String? {

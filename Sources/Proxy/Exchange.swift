@@ -31,6 +31,14 @@ final class Exchange: @unchecked Sendable {
     var requestTime: Int64 = 0
     /// When the request went to the origin, for the upstream latency histogram.
     var upstreamStarted = DispatchTime.now()
+    /// The request body being gathered before the request can go on (body-keyed routes, queue routes).
+    var collector: BodyCollector?
+    /// `100 Continue` was sent: the client may send its body.
+    var continueSent = false
+    /// The request may be kept in the offline queue if its origin cannot be reached; its whole body.
+    var queueableBody: [UInt8]?
+    /// A response held until its body is complete (`storeIf.json`).
+    var held: HeldResponse?
     /// What the access log says about the outcome.
     var logStatus = 0
     var logBytes = 0
@@ -53,13 +61,44 @@ final class Exchange: @unchecked Sendable {
 
     /// Returns false when the body cannot be taken now; `connection.resumeRequestBody` follows.
     func requestBody(_ bytes: [UInt8]) -> Bool {
+        if collector != nil {
+            collector!.body.append(contentsOf: bytes)  // checked just above
+            if collector!.body.count > collector!.limit {
+                let overflow = collector!
+                collector = nil
+                overflow.onOverflow(overflow.body)
+            }
+            return true
+        }
         guard let transfer else { return true }
         return transfer.sendBody(bytes)
     }
 
     func requestEnded() {
         requestComplete = true
+        if let collected = collector {
+            collector = nil
+            collected.onComplete(collected.body)
+            return
+        }
         transfer?.finishBody()
+    }
+
+    /// Gathers the request body (up to `limit` bytes) before going on: `onComplete` with the whole body, or
+    /// `onOverflow` with what arrived so far once it grows past the limit (the rest then streams as usual).
+    func collectBody(limit: Int, onComplete: @escaping ([UInt8]) -> Void, onOverflow: @escaping ([UInt8]) -> Void) {
+        if requestComplete { return onComplete([]) }
+        sendContinueIfExpected()
+        collector = BodyCollector(limit: limit, onComplete: onComplete, onOverflow: onOverflow)
+    }
+
+    /// Answers `Expect: 100-continue` once Larder is ready to read the body (RFC 9110 §10.1.1).
+    func sendContinueIfExpected() {
+        guard !continueSent, !requestComplete, let head, head.version == .http1_1,
+            head.headers.listContains("Expect", token: "100-continue")
+        else { return }
+        continueSent = true
+        connection.sendRaw(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
     }
 
     func clientGone() {
@@ -88,6 +127,12 @@ final class Exchange: @unchecked Sendable {
 
     /// Answers with Larder's error response for `error`.
     func reject(_ error: ProxyError) {
+        if error == .adminUnauthorized {
+            var (responseHead, body) = error.response(viaName: server.config.viaName, acceptsJSON: false)
+            responseHead.headers.add("WWW-Authenticate", "Bearer realm=\"larder\"")
+            logError = error
+            return respond(responseHead, body: body)
+        }
         let acceptsJSON = head?.headers["Accept"]?.contains("application/json") ?? false
         var (responseHead, body) = error.response(viaName: server.config.viaName, acceptsJSON: acceptsJSON)
         responseHead.headers.add("X-Cache", cacheStatus == "-" ? "BYPASS" : cacheStatus)
@@ -145,10 +190,27 @@ final class Exchange: @unchecked Sendable {
     }
 }
 
+/// A request body being gathered before the request goes on.
+struct BodyCollector {
+    var body: [UInt8] = []
+    var limit: Int
+    var onComplete: ([UInt8]) -> Void
+    var onOverflow: ([UInt8]) -> Void
+
+    init(limit: Int, onComplete: @escaping ([UInt8]) -> Void, onOverflow: @escaping ([UInt8]) -> Void) {
+        self.limit = limit
+        self.onComplete = onComplete
+        self.onOverflow = onOverflow
+    }
+}
+
 /// What the cache found for a request, and when it looked.
 struct CacheLookup {
     var key: String
     var url: AbsoluteURL
+    var route: Route
+    /// How the origin is asked, once the decision is to fetch.
+    var plan: FetchPlan?
     /// The stored variant the plan was made with (fresh, stale or for validation), if any.
     var entry: StoredEntry?
     var now: Int64
@@ -156,4 +218,6 @@ struct CacheLookup {
     var validating = false
     /// This request waited for another one's fetch before looking again.
     var collapsed = false
+    /// The request body, when the route keys on it.
+    var requestBody: [UInt8]?
 }

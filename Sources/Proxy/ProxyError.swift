@@ -13,6 +13,8 @@ enum ProxyError: Error, Sendable, Equatable {
     case tooManyConnections
     case requestTimeout
     case onlyIfCachedMiss(key: String)
+    case cacheOnlyMiss(key: String)
+    case adminUnauthorized
     case internalError(String)
 
     var status: Int {
@@ -30,7 +32,8 @@ enum ProxyError: Error, Sendable, Equatable {
             }
         case .tooManyConnections: 503
         case .requestTimeout: 408
-        case .onlyIfCachedMiss: 504
+        case .onlyIfCachedMiss, .cacheOnlyMiss: 504
+        case .adminUnauthorized: 401
         case .internalError: 500
         }
     }
@@ -39,11 +42,11 @@ enum ProxyError: Error, Sendable, Equatable {
     var proxyStatusType: String {
         switch self {
         case .malformed, .notAProxyRequest, .requestTimeout: "http_request_error"
-        case .clientForbidden, .connectPortForbidden: "http_request_denied"
+        case .clientForbidden, .connectPortForbidden, .adminUnauthorized: "http_request_denied"
         case .loopDetected: "proxy_loop_detected"
         case .upstream(let error, _): error.kind.rawValue
         case .tooManyConnections: "connection_limit_reached"
-        case .onlyIfCachedMiss: "destination_unavailable"
+        case .onlyIfCachedMiss, .cacheOnlyMiss: "destination_unavailable"
         case .internalError: "proxy_internal_error"
         }
     }
@@ -84,6 +87,10 @@ enum ProxyError: Error, Sendable, Equatable {
             "The request head did not arrive in time."
         case .onlyIfCachedMiss(let key):
             "Nothing stored answers this request (cache key \(key)), and the request or route allows only cached answers."
+        case .cacheOnlyMiss(let key):
+            "This route answers only from the cache (policy cache-only), and nothing is stored under the key \(key)."
+        case .adminUnauthorized:
+            "Larder's admin endpoints need the admin token: send Authorization: Bearer <admin.token from the config>."
         case .internalError(let details):
             "Larder failed to handle the request: \(details)"
         }

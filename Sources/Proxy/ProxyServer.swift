@@ -28,6 +28,8 @@ public final class ProxyServer: @unchecked Sendable {
     let coalescer = Coalescer()
     let counters = CacheCounters()
     let metrics = ProxyMetrics()
+    /// Recent failures per origin (`scheme://host:port`), for the routes' error back-off.
+    private let backoffs = Mutex<[String: ErrorBackoff]>([:])
     /// The offline queue, once attached (it needs `upstream`, which this server creates).
     private let queueBox = Mutex<ReplayQueue?>(nil)
     var replayQueue: ReplayQueue? { queueBox.withLock { $0 } }
@@ -208,11 +210,32 @@ public final class ProxyServer: @unchecked Sendable {
         return .allow
     }
 
+    func backoff(for url: AbsoluteURL) -> ErrorBackoff {
+        let origin = ErrorBackoff.origin(of: url)
+        return backoffs.withLock { $0[origin] } ?? ErrorBackoff()
+    }
+
+    func recordOriginFailure(_ url: AbsoluteURL) {
+        let origin = ErrorBackoff.origin(of: url)
+        let now = self.now()
+        backoffs.withLock { $0[origin, default: ErrorBackoff()].recordFailure(at: now) }
+    }
+
+    func recordOriginSuccess(_ url: AbsoluteURL) {
+        let origin = ErrorBackoff.origin(of: url)
+        // Most requests go to healthy origins: no write (and no entry) unless one had failed.
+        backoffs.withLock { backoffs in
+            if backoffs[origin] != nil { backoffs[origin] = nil }
+        }
+        replayQueue?.nudge(origin: ReplayQueue.origin(of: url))
+    }
+
     func logUpstreamFailure(_ error: UpstreamError, url: String) {
         logger.warning("upstream failed", metadata: ["url": "\(url)", "error": "\(error.kind.rawValue)", "details": "\(error.details)"])
     }
 
     func accessLog(_ exchange: Exchange, outcome: String?) {
+        guard config.accessLog else { return }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
         var metadata: Logger.Metadata = [
             "method": "\(exchange.head?.method ?? "-")",

@@ -26,7 +26,7 @@ struct AdminClient {
             // A daemon bound to every address is reached on loopback.
             host = ["0.0.0.0", "::"].contains(config.listen.host) ? "127.0.0.1" : config.listen.host
             port = config.listen.port
-            token = nil  // TODO(admin.token): read it from the config
+            token = config.adminToken
         }
         if let fromEnvironment = ProcessInfo.processInfo.environment["LARDER_ADMIN_TOKEN"], !fromEnvironment.isEmpty {
             token = fromEnvironment

@@ -12,7 +12,8 @@ struct CheckConfig: ParsableCommand {
 
     func run() throws {
         do {
-            _ = try ConfigLoader.load(path: file)
+            let config = try ConfigLoader.load(path: file)
+            for warning in config.warnings { print("warning: \(warning)") }
             print("ok")
         } catch {
             for problem in error.problems { print(problem) }

@@ -38,6 +38,9 @@ struct Serve: ParsableCommand {
         let level = Logger.Level(rawValue: logLevel ?? settings.logLevel) ?? .info
         LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: level) }
         let logger = Logger(label: "larder")
+        for warning in settings.warnings {
+            logger.warning("config", metadata: ["path": "\(warning.path)", "problem": "\(warning.reason)"])
+        }
 
         // A client that goes away mid-write must not kill the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -85,7 +88,13 @@ private func openQueue(_ config: Config, server: ProxyServer, logger: Logger) ->
     let path = Directories.state() + "/queue.sqlite"
     do {
         return try ReplayQueue(
-            path: path, settings: QueueSettings(), upstream: server.upstreamClient, logger: logger,
+            path: path,
+            settings: QueueSettings(
+                maxBodySize: Int(config.queue.maxBodySize), maxAttempts: config.queue.maxAttempts,
+                maxAgeSeconds: config.queue.maxAgeSeconds, backoffBase: config.queue.backoffBaseMilliseconds,
+                backoffMax: config.queue.backoffMaxMilliseconds
+            ),
+            upstream: server.upstreamClient, logger: logger,
             timeouts: UpstreamTimeouts(
                 connectMilliseconds: Int(config.timeouts.connectMilliseconds),
                 readSeconds: Int((config.timeouts.readMilliseconds + 999) / 1000)

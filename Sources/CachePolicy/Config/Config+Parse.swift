@@ -58,7 +58,18 @@ extension Config {
                     log.fail("level", "\"\(level)\" is not one of \(Self.logLevels.joined(separator: ", "))")
                 }
             }
+            accessLog = log.bool("access") ?? accessLog
             root.absorb(log)
+        }
+        if var admin = root.object("admin") {
+            if let token = admin.string("token") {
+                if token.utf8.count < 16 || token.contains(where: { $0 == " " || $0 == "\t" }) {
+                    admin.fail("token", "use at least 16 characters without spaces (e.g. the output of `openssl rand -hex 16`)")
+                } else {
+                    adminToken = token
+                }
+            }
+            root.absorb(admin)
         }
         if var section = root.object("timeouts") {
             timeouts.headerMilliseconds = section.milliseconds("header") ?? timeouts.headerMilliseconds

@@ -92,6 +92,11 @@ public struct Config: Sendable, Equatable {
     /// The pseudonym in `Via` (RFC 9110 §7.6.3), also how Larder recognises its own requests coming back.
     public var viaName = "larder"
     public var logLevel = "info"
+    /// One access log line per request.
+    public var accessLog = true
+    /// When set, the admin endpoints and PURGE require `Authorization: Bearer <token>`, so a Larder that
+    /// listens beyond loopback can be steered only by whoever holds it.
+    public var adminToken: String?
     /// The routes, tried in order, and the defaults route (named "default") for requests none matches.
     public var routes = RouteTable()
     public var queue = ReplayQueue()
