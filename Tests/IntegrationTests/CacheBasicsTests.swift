@@ -168,6 +168,22 @@ struct CacheBasicsTests {
         #expect(origin.requests.count == 4)
     }
 
+    @Test("with the cache unavailable, Larder still proxies, and every GET says BYPASS")
+    func cacheUnavailable() async throws {
+        let origin = try OriginServer { request in .ok("seq \(request.sequence)", cacheControl: "max-age=60") }
+        // The config file itself stands where the cache directory's parent should be: it cannot be created.
+        let larder = try await Daemon.start(config: #"{"cache": {"directory": "{{stateDirectory}}/larder.json/cache"}}"#)
+        let url = origin.url("/no-cache-dir")
+        for sequence in 1...2 {
+            let result = try await Curl.get(url, via: larder)
+            #expect(result.status == 200)
+            #expect(result.bodyText == "seq \(sequence)")
+            #expect(result.xCache == "BYPASS")
+            #expect(result.cacheStatus?["fwd"] == "bypass")
+        }
+        #expect(larder.log.contains("cache unavailable"))
+    }
+
     @Test("a large body (over the inline size, so in a file) is stored and served back byte for byte")
     func largeBodyHit() async throws {
         let size = 3 * 1024 * 1024 + 17

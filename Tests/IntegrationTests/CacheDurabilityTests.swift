@@ -148,6 +148,9 @@ struct CacheDurabilityTests {
 
         let targets = Array(Set(origin.requests.map(\.target))).sorted()
         let restarted = try await larder.restart()
+        // Unfinished bodies are cleaned up at start-up.
+        let temporary = restarted.cacheHome.appendingPathComponent("larder/tmp").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
         var hits = 0
         var misses = 0
         for round in 0..<2 {
