@@ -169,6 +169,50 @@ struct CacheBasicsTests {
         #expect(origin.requests.count == 4)
     }
 
+    @Test(
+        "bodies of every size around the store's thresholds come back byte for byte, before and after a restart",
+        arguments: [0, 1, 16 * 1024, 16 * 1024 + 1, 1 << 20, (1 << 20) + 1]  // inline limit; memory-tier body limit
+    )
+    func sizesAroundThresholds(size: Int) async throws {
+        let origin = try OriginServer(
+            always: OriginResponse(headers: [("Cache-Control", "max-age=600")], body: .generated(count: size)))
+        let larder = try await Daemon.start()
+        let url = origin.url("/sized")
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.xCache == "MISS")
+        #expect(miss.cacheStatus?.has("stored") == true)
+        try await Self.expectHit(url, size: size, via: larder)
+        #expect(try await larder.terminate() == 0)
+        try await Self.expectHit(url, size: size, via: try await larder.restart())
+        #expect(origin.requests.count == 1)
+    }
+
+    static func expectHit(_ url: String, size: Int, via larder: Daemon) async throws {
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect(hit.body.count == size)
+        #expect(Payload.firstGeneratedMismatch(hit.body) == nil)
+        #expect(hit.header("Content-Length") == "\(size)")
+    }
+
+    @Test("pipelined requests for one URL on one connection: a MISS, then HITs, one origin fetch")
+    func pipelined() async throws {
+        let origin = try OriginServer { request in .ok("piped \(request.sequence)", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        let url = origin.url("/piped")
+        let client = try await RawClient.connect(port: larder.port)
+        let request = "GET \(url) HTTP/1.1\r\nHost: 127.0.0.1:\(origin.port)\r\n\r\n"
+        try await client.send(String(repeating: request, count: 3))
+        var statuses: [String] = []
+        for _ in 0..<3 {
+            let response = try await client.readResponse()
+            #expect(response.bodyText == "piped 1")
+            statuses.append(response.xCache ?? "-")
+        }
+        #expect(statuses == ["MISS", "HIT", "HIT"])
+        #expect(origin.requests.count == 1)
+    }
+
     @Test("with the cache unavailable, Larder still proxies, and every GET says BYPASS")
     func cacheUnavailable() async throws {
         let origin = try OriginServer { request in .ok("seq \(request.sequence)", cacheControl: "max-age=60") }
