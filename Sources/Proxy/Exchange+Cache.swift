@@ -10,8 +10,7 @@ extension Exchange {
     func answerFromCache(
         _ url: AbsoluteURL, head: RequestHead, route: Route, store: CacheStore, body: [UInt8]? = nil, collapsed: Bool = false
     ) {
-        let config = server.config
-        let now = server.now()
+                let now = server.now()
         let key = CacheKey.derive(
             method: head.method, url: url, request: head, route: route,
             bodyDigest: body.map(Digest.sha256Hex), credentialDigest: { Digest.sha256Hex(Array($0.utf8)) }
@@ -75,7 +74,7 @@ extension Exchange {
         server.counters.recordCoalescedWait(route: routeName)
         server.metrics.recordCoalescedWait()
         waitingForFetch = true
-        let wait = DispatchTimeInterval.milliseconds(Int(server.config.cache.coalesceWaitMilliseconds))
+        let wait = DispatchTimeInterval.milliseconds(Int(config.cache.coalesceWaitMilliseconds))
         connection.lane.queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(again) }
     }
 
@@ -91,7 +90,7 @@ extension Exchange {
         let lifetime =
             lookup?.plan?.lifetime
             ?? RFC9111.freshnessLifetime(
-                of: entry.head, responseTime: entry.responseTime, heuristicCap: server.config.cache.heuristicMaxAgeSeconds
+                of: entry.head, responseTime: entry.responseTime, heuristicCap: config.cache.heuristicMaxAgeSeconds
             ).seconds
         return lifetime - RFC9111.currentAge(of: entry.head, times: entry.times, now: now)
     }
@@ -127,15 +126,21 @@ extension Exchange {
         var response = entry.head
         response.headers.set("Age", RFC9111.ageHeaderValue(age))
         decorate(&response)
-        sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
         switch body {
         case .bytes(let bytes):
-            sendBody(bytes)
-            finish()
+            connection.corked {
+                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
+                sendBody(bytes)
+                finish()
+            }
         case .file(_, let size, let descriptor):
+            sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
             streamFile(OpenFile(descriptor), offset: 0, size: size)
         case nil:
-            finish()
+            connection.corked {
+                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
+                finish()
+            }
         }
     }
 
@@ -177,7 +182,7 @@ extension Exchange {
 
     /// Adds the fields every response from Larder carries: `Via`, `X-Cache`, `Cache-Status`.
     func decorate(_ response: inout ResponseHead) {
-        response.headers.add("Via", "1.1 \(server.config.viaName)")
+        response.headers.add("Via", "1.1 \(config.viaName)")
         response.headers.set("X-Cache", cacheStatus)
         response.headers.set("Cache-Status", statusField.description)
     }

@@ -54,7 +54,7 @@ extension Exchange {
 
     /// With `admin.token` set, only requests bearing it may use the admin endpoints and PURGE.
     var adminAuthorized: Bool {
-        guard let token = server.config.adminToken else { return true }
+        guard let token = config.adminToken else { return true }
         guard let given = head?.headers["Authorization"], given.hasPrefix("Bearer ") else { return false }
         return ConstantTime.equal(Array(given.utf8.dropFirst(7)), Array(token.utf8))
     }

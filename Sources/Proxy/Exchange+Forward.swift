@@ -28,13 +28,12 @@ extension Exchange {
     func fetchForCache(_ url: AbsoluteURL, head: RequestHead, plan: FetchPlan, body: [UInt8]?) {
         cacheStatus = (lookup?.entry != nil && plan.reason == .stale ? CacheStatus.expired : .miss).rawValue
         statusField = CacheStatusField(fwd: plan.reason, collapsed: lookup?.collapsed ?? false)
-        let route = lookup?.route ?? server.config.routes.defaults
+        let route = lookup?.route ?? config.routes.defaults
         startTransfer(url, head: head, route: route, conditional: plan.conditionalHeaders, upload: body.map { .whole($0) } ?? .streamed)
     }
 
     private func startTransfer(_ url: AbsoluteURL, head: RequestHead, route: Route, conditional: HTTPHeaders, upload: Upload) {
-        let config = server.config
-        var headers = head.headers.removingHopByHop()
+                var headers = head.headers.removingHopByHop()
         headers.remove("Host")
         // Larder answers `Expect: 100-continue` itself once it is ready for the body.
         headers.remove("Expect")
@@ -229,7 +228,7 @@ extension Exchange {
     /// Decides whether the response is stored (RFC 9111 §3 and the route's rules) and, if so, tees its
     /// body into the store.
     private func startStoring(_ origin: ResponseHead, request: RequestHead, url: AbsoluteURL, length: Int?, responseTime: Int64) {
-        let cacheConfig = server.config.cache
+        let cacheConfig = config.cache
         guard let lookup else { return releaseFetch() }
         switch lookup.route.storability(
             request: request, response: origin, maxObjectSize: Int(cacheConfig.maxObjectSize),
@@ -273,7 +272,7 @@ extension Exchange {
         guard let lookup, let plan = lookup.plan, let entry = lookup.entry else { return false }
         let now = server.now()
         guard case .serveStale(let age, let ttl, _, _)? = plan.standIn(
-            entry.view, now: now, heuristicFreshnessCap: server.config.cache.heuristicMaxAgeSeconds
+            entry.view, now: now, heuristicFreshnessCap: config.cache.heuristicMaxAgeSeconds
         ) else { return false }
         var field = statusField
         field.hit = true

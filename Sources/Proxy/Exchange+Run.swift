@@ -18,8 +18,7 @@ extension Exchange {
     ///    (`Exchange+Queue.swift`).
     func run() {
         guard let head else { return }
-        let config = server.config
-        // Logged as sent until the target is understood, so even a refused request names what it asked for.
+                // Logged as sent until the target is understood, so even a refused request names what it asked for.
         url = head.target
 
         // 1. Who may use the proxy.
@@ -83,7 +82,7 @@ extension Exchange {
 
     /// Why forwarding this request would come back to Larder, or nil.
     private func loopReason(_ url: AbsoluteURL, head: RequestHead) -> String? {
-        let name = server.config.viaName
+        let name = config.viaName
         for entry in head.headers.listElements("Via") {
             let parts = entry.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if parts.count >= 2, String(parts[1]).equalsIgnoringASCIICase(name) {

@@ -8,8 +8,7 @@ extension Exchange {
     /// CONNECT: a blind tunnel to an allowed port (RFC 9110 §9.3.6). Resolving and connecting
     /// block, so they run off the connection's queue.
     func openTunnel(host: String, port: Int) {
-        let config = server.config
-        url = "\(host):\(port)"
+                url = "\(host):\(port)"
         cacheStatus = "BYPASS"
         guard config.connectPorts.contains(port) else { return reject(.connectPortForbidden(port: port)) }
         if server.isOwnAddress(host: host, port: port) {
@@ -70,7 +69,7 @@ extension Exchange {
             logStatus = 200
             server.accessLog(self, outcome: "tunnel")
             let (clientSocket, pending) = connection.handOff()
-            let established = Array("HTTP/1.1 200 Connection Established\r\nVia: 1.1 \(server.config.viaName)\r\n\r\n".utf8)
+            let established = Array("HTTP/1.1 200 Connection Established\r\nVia: 1.1 \(config.viaName)\r\n\r\n".utf8)
             let tunnel = Tunnel(
                 client: clientSocket, origin: originSocket, toClient: established, toOrigin: pending,
                 queue: connection.lane.queue, onClose: { _ in }

@@ -10,6 +10,8 @@ final class Exchange: @unchecked Sendable {
     /// the connection drops its exchange when done, which breaks the cycle.
     let connection: Connection
     let server: ProxyServer
+    /// The config this request runs under, read once: a reload mid-request changes nothing for it.
+    private(set) lazy var config: Config = server.config
     /// Nil when the request head itself could not be parsed.
     let head: RequestHead?
     let framing: BodyFraming
@@ -120,21 +122,23 @@ final class Exchange: @unchecked Sendable {
     func respond(_ head: ResponseHead, body: [UInt8]) {
         guard !finished else { return }
         let hasBody = ResponseHead.hasBody(status: head.status, requestMethod: self.head?.method ?? "GET")
-        sendHead(head, bodyLength: hasBody ? body.count : nil, hasBody: hasBody)
-        if hasBody { sendBody(body) }
-        finish()
+        connection.corked {
+            sendHead(head, bodyLength: hasBody ? body.count : nil, hasBody: hasBody)
+            if hasBody { sendBody(body) }
+            finish()
+        }
     }
 
     /// Answers with Larder's error response for `error`.
     func reject(_ error: ProxyError) {
         if error == .adminUnauthorized {
-            var (responseHead, body) = error.response(viaName: server.config.viaName, acceptsJSON: false)
+            var (responseHead, body) = error.response(viaName: config.viaName, acceptsJSON: false)
             responseHead.headers.add("WWW-Authenticate", "Bearer realm=\"larder\"")
             logError = error
             return respond(responseHead, body: body)
         }
         let acceptsJSON = head?.headers["Accept"]?.contains("application/json") ?? false
-        var (responseHead, body) = error.response(viaName: server.config.viaName, acceptsJSON: acceptsJSON)
+        var (responseHead, body) = error.response(viaName: config.viaName, acceptsJSON: acceptsJSON)
         responseHead.headers.add("X-Cache", cacheStatus == "-" ? "BYPASS" : cacheStatus)
         if error.closesConnection { responseHead.headers.add("Connection", "close") }
         logError = error

@@ -235,7 +235,8 @@ public final class ProxyServer: @unchecked Sendable {
     }
 
     func accessLog(_ exchange: Exchange, outcome: String?) {
-        guard config.accessLog else { return }
+        // Checked before the metadata is built: that costs more than the request on the hit path.
+        guard logger.logLevel <= .info, exchange.config.accessLog else { return }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - exchange.started.uptimeNanoseconds) / 1_000_000
         var metadata: Logger.Metadata = [
             "method": "\(exchange.head?.method ?? "-")",

@@ -50,6 +50,8 @@ final class Connection: @unchecked Sendable {
     /// A `Connection: close` was promised for the current response.
     private var keepAlive = true
     private var processingEvents = false
+    /// While above zero, queued bytes wait for `corked` to finish before being written.
+    private var corks = 0
 
     init(descriptor: Int32, lane: Lane, server: ProxyServer, limits: RequestParser.Limits) {
         self.descriptor = descriptor
@@ -271,12 +273,21 @@ final class Connection: @unchecked Sendable {
             return
         }
         output.append(bytes, onWritten: onWritten)
-        if !writeArmed { flush() }
+        if !writeArmed && corks == 0 { flush() }
+    }
+
+    /// Runs `body` with writes held back, then sends everything it queued in one gathered write:
+    /// a response answered at once (a cache hit) leaves in one system call, head and body together.
+    func corked(_ body: () -> Void) {
+        corks += 1
+        body()
+        corks -= 1
+        if corks == 0 && !writeArmed && !output.isEmpty && phase != .closed && phase != .handedOff { flush() }
     }
 
     private func flush() {
-        let result = output.drain { bytes in
-            let written = write(descriptor, bytes.baseAddress, bytes.count)
+        let result = output.drain { vectors in
+            let written = writev(descriptor, vectors.baseAddress, Int32(vectors.count))
             return written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : written
         }
         if result < 0 {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Bytes waiting for a client socket to accept them, in order. Each chunk may carry an action to
 /// run once it is fully written (flow control for the producer of the bytes).
 struct OutputQueue {
@@ -24,28 +26,63 @@ struct OutputQueue {
         byteCount += bytes.count
     }
 
-    /// Calls `write` with the unwritten bytes of the first chunk until it reports 0 or less
-    /// (would block / error); returns that result, or 1 when everything was written.
-    /// Completed chunks' actions run after their bytes left.
-    mutating func drain(_ write: (UnsafeRawBufferPointer) -> Int) -> Int {
-        while head < chunks.count {
-            if chunks[head].offset == chunks[head].bytes.count {
-                let action = chunks[head].onWritten
-                chunks[head] = Chunk(bytes: [])
-                head += 1
-                action?()
-                continue
-            }
-            let written = chunks[head].bytes.withUnsafeBytes { raw in
-                write(UnsafeRawBufferPointer(rebasing: raw[chunks[head].offset...]))
-            }
+    /// The most chunks handed to one `writev`: a response head, its body, and chunked framing fit.
+    static let gatherLimit = 16
+
+    /// Hands the unwritten bytes of the first chunks (up to `gatherLimit`) to `write` as one gathered
+    /// write, until it reports 0 or less (would block / error); returns that result, or 1 when
+    /// everything was written. Completed chunks' actions run after their bytes left. One system call
+    /// per response on the hit path, not one per piece.
+    mutating func drain(_ write: (UnsafeBufferPointer<iovec>) -> Int) -> Int {
+        while true {
+            completeWrittenChunks()
+            if head == chunks.count { break }
+            let end = min(chunks.count, head + Self.gatherLimit)
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(end - head)
+            let written = gather(from: head, to: end, into: &vectors, write)
             if written <= 0 { return written }
-            chunks[head].offset += written
-            byteCount -= written
+            advance(by: written)
         }
         chunks.removeAll(keepingCapacity: true)
         head = 0
         return 1
+    }
+
+    /// Pins chunks `index..<end` one inside the other, so all their storage stays valid for the one call.
+    private func gather(
+        from index: Int, to end: Int, into vectors: inout [iovec], _ write: (UnsafeBufferPointer<iovec>) -> Int
+    ) -> Int {
+        if index == end { return vectors.withUnsafeBufferPointer(write) }
+        let chunk = chunks[index]
+        return chunk.bytes.withUnsafeBytes { raw in
+            if chunk.offset < raw.count, let base = raw.baseAddress {
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + chunk.offset), iov_len: raw.count - chunk.offset))
+            }
+            return gather(from: index + 1, to: end, into: &vectors, write)
+        }
+    }
+
+    private mutating func advance(by count: Int) {
+        var remaining = count
+        byteCount -= count
+        var index = head
+        while remaining > 0 && index < chunks.count {
+            let left = chunks[index].bytes.count - chunks[index].offset
+            let taken = min(left, remaining)
+            chunks[index].offset += taken
+            remaining -= taken
+            index += 1
+        }
+    }
+
+    private mutating func completeWrittenChunks() {
+        while head < chunks.count && chunks[head].offset == chunks[head].bytes.count {
+            let action = chunks[head].onWritten
+            chunks[head] = Chunk(bytes: [])
+            head += 1
+            action?()
+        }
     }
 
     mutating func removeAll() {
