@@ -15,6 +15,9 @@ final class MetricsExporter: Sendable {
     private let store = Mutex<CacheStore?>(nil)
     private let queue = Mutex<ReplayQueue?>(nil)
     private let queueDepths = Mutex<[String: Metrics.Gauge]>([:])
+    /// Every origin the queue has had requests for, so that one whose queue emptied reads 0 rather than its last
+    /// depth (`depthByOrigin` leaves it out).
+    private let queueOrigins = Mutex<Set<String>>([])
     private let queueCounters: (delivered: Metrics.Gauge, failed: Metrics.Gauge, dead: Metrics.Gauge)
 
     init() {
@@ -73,7 +76,13 @@ final class MetricsExporter: Sendable {
             queueCounters.delivered.record(counters.delivered)
             queueCounters.failed.record(counters.failed)
             queueCounters.dead.record(counters.deadLettered)
-            for (origin, depth) in queue.depthByOrigin() {
+            let depths = queue.depthByOrigin()
+            let origins = queueOrigins.withLock { origins in
+                origins.formUnion(depths.keys)
+                return origins
+            }
+            for origin in origins {
+                let depth = depths[origin] ?? OriginDepth()
                 for (state, count) in [("pending", depth.pending), ("held", depth.held), ("dead", depth.dead)] {
                     gauge(origin: origin, state: state).record(count)
                 }
