@@ -43,6 +43,12 @@ extension Exchange {
         case ("POST", "/_larder/queue/retry"):
             let retried = server.replayQueue?.retry(id: query["id"]) ?? 0
             respondJSON("{\"retried\":\(retried)}\n")
+        case ("GET", _) where path.hasPrefix("/_larder/queue/"):
+            let id = String(path.dropFirst("/_larder/queue/".count))
+            guard let json = server.queuedRequestJSON(id: id) else {
+                return respondJSON("{\"found\":false,\"id\":\(JSONText.quote(id))}\n", status: 404)
+            }
+            respondJSON(json)
         case ("DELETE", _) where path.hasPrefix("/_larder/queue/"):
             let id = String(path.dropFirst("/_larder/queue/".count))
             let dropped = server.replayQueue?.drop(id: id) ?? false
