@@ -68,30 +68,43 @@ public final class CacheWriter: @unchecked Sendable {
         }
     }
 
-    public func append(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
+    /// Takes the next piece of the body. `onWritten` (on any thread) says when the writer is done with it: at once
+    /// when it is buffered in memory or not stored, else once it is in the temp file. A caller that waits for it
+    /// before taking more paces the body to the disk, so the writer never has to drop a body for falling behind.
+    public func append(_ bytes: [UInt8], onWritten: (@Sendable () -> Void)? = nil) {
+        guard !bytes.isEmpty else {
+            onWritten?()
+            return
+        }
         switch phase {
         case .buffering, .spilling: break
-        case .abandoned, .committed: return
+        case .abandoned, .committed:
+            onWritten?()
+            return
         }
         total += bytes.count
         if let expectedSize, total > expectedSize {
             abandon()
+            onWritten?()
             return
         }
         if total > store.limits.storableMaxBytes {
             abandon()
+            onWritten?()
             return
         }
         let memoryMax = store.limits.memoryBodyMaxBytes
         if case .buffering = phase {
             buffer.append(contentsOf: bytes)
-            guard total > store.limits.inlineMaxBytes else { return }
+            guard total > store.limits.inlineMaxBytes else {
+                onWritten?()
+                return
+            }
             phase = .spilling
             let first = buffer
             keepsCopy = total <= memoryMax
             if !keepsCopy { buffer = [] }
-            writeToFile(first)
+            writeToFile(first, onWritten: onWritten)
             return
         }
         if keepsCopy {
@@ -104,9 +117,10 @@ public final class CacheWriter: @unchecked Sendable {
         }
         if fileFailed.load(ordering: .relaxed) {
             abandon()
+            onWritten?()
             return
         }
-        writeToFile(bytes)
+        writeToFile(bytes, onWritten: onWritten)
     }
 
     /// Commits the body if it is whole (`expectedSize`, when given, matches) and every write worked; the
@@ -167,15 +181,21 @@ public final class CacheWriter: @unchecked Sendable {
         }
     }
 
-    private func writeToFile(_ chunk: [UInt8]) {
+    private func writeToFile(_ chunk: [UInt8], onWritten: (@Sendable () -> Void)?) {
         let queued = backlog.add(chunk.count, ordering: .relaxed).newValue
-        // One chunk alone is always taken; the limit is on chunks piling up behind it.
+        // One chunk alone is always taken; the limit is on chunks piling up behind it (a caller not waiting
+        // for `onWritten`).
         if queued > CacheWriter.maxBacklog && queued > chunk.count {
+            backlog.subtract(chunk.count, ordering: .relaxed)
             store.logger.debug("cache body dropped: the disk falls behind", metadata: ["key": "\(entry.key)"])
             abandon()
+            onWritten?()
             return
         }
-        fileQueue.async { self.write(chunk) }
+        fileQueue.async {
+            self.write(chunk)
+            onWritten?()
+        }
     }
 
     // MARK: On fileQueue

@@ -1,6 +1,7 @@
 import CachePolicy
 import CacheStore
 import HTTPWire
+import Synchronization
 import Upstream
 
 extension Exchange {
@@ -88,14 +89,18 @@ extension Exchange {
             receiveHead(origin, url: url, request: head, tally: tally)
         case .body(let bytes):
             let count = bytes.count
-            writer?.append(bytes)
+            // libcurl hears a piece is consumed once the client and the store (when storing) have both taken it:
+            // the origin is paced by the slower of the two, so memory stays bounded and a disk that falls behind
+            // slows the transfer instead of making the store drop the body.
+            let taken = Countdown(writer == nil ? 1 : 2) { transfer.consumed(count) }
+            writer?.append(bytes, onWritten: { taken.signal() })
             tally.received += count
             if held != nil {
                 held!.body.append(contentsOf: bytes)  // checked just above
-                transfer.consumed(count)
+                taken.signal()
                 if held!.body.count > Self.heldBodyLimit { releaseHeldResponse(storeVerdict: nil) }
             } else {
-                sendBody(bytes, onWritten: { transfer.consumed(count) })
+                sendBody(bytes, onWritten: { taken.signal() })
             }
             // The client has the whole body and may leave before libcurl's end event arrives, which would
             // count as the client leaving mid-response and lose the stored body: the response is complete now.
@@ -328,4 +333,19 @@ private final class BodyTally: @unchecked Sendable {
     /// The `Content-Length` being relayed; nil for chunked or close-delimited bodies and bodiless responses.
     var expected: Int?
     var received = 0
+}
+
+/// Runs `action` once `count` signals have arrived, from any threads.
+private final class Countdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let action: @Sendable () -> Void
+
+    init(_ count: Int, action: @escaping @Sendable () -> Void) {
+        remaining = Atomic(count)
+        self.action = action
+    }
+
+    func signal() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { action() }
+    }
 }
