@@ -61,7 +61,8 @@ struct CacheAdminTests {
         }
         #expect(try await CacheStatsSnapshot.fetch(from: larder).entries == 6)
 
-        let encoded = urls[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics)!  // ASCII URL: always encodes
+        // An ASCII URL always encodes.
+        let encoded = urls[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let one = try await Curl.run(["-X", "DELETE", "\(admin)?url=\(encoded)"], via: nil)
         #expect(one.status == 200)
         #expect(one.bodyText.contains("\"purged\":2"))
@@ -149,16 +150,20 @@ struct CacheAdminTests {
         #expect(first.status == 200)
         #expect(first.header("Content-Type")?.hasPrefix("text/plain") == true)
         #expect(first.bodyText.contains("# TYPE larder_requests_total counter"))
-        let hits = try #require(Self.sample(in: first.bodyText, name: "larder_requests_total", label: "cache_status=\"HIT\""))
-        let misses = try #require(Self.sample(in: first.bodyText, name: "larder_requests_total", label: "cache_status=\"MISS\""))
+        let hits = try #require(
+            Self.sample(in: first.bodyText, name: "larder_requests_total", label: "cache_status=\"HIT\""))
+        let misses = try #require(
+            Self.sample(in: first.bodyText, name: "larder_requests_total", label: "cache_status=\"MISS\""))
         #expect(hits == 3)
         #expect(misses == 1)
         #expect(Self.sample(in: first.bodyText, name: "larder_store_entries", label: "tier=\"disk\"") == 1)
 
         for _ in 0..<2 { #expect(try await Curl.get(origin.url("/m"), via: larder).xCache == "HIT") }
         let second = try await Curl.run([endpoint], via: nil)
-        #expect(Self.sample(in: second.bodyText, name: "larder_requests_total", label: "cache_status=\"HIT\"") == hits + 2)
-        #expect(Self.sample(in: second.bodyText, name: "larder_requests_total", label: "cache_status=\"MISS\"") == misses)
+        #expect(
+            Self.sample(in: second.bodyText, name: "larder_requests_total", label: "cache_status=\"HIT\"") == hits + 2)
+        #expect(
+            Self.sample(in: second.bodyText, name: "larder_requests_total", label: "cache_status=\"MISS\"") == misses)
     }
 
     /// The value of the sample of metric `name` whose labels contain `label`, from Prometheus text format.

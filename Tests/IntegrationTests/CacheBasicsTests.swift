@@ -217,7 +217,8 @@ struct CacheBasicsTests {
     func cacheUnavailable() async throws {
         let origin = try OriginServer { request in .ok("seq \(request.sequence)", cacheControl: "max-age=60") }
         // The config file itself stands where the cache directory's parent should be: it cannot be created.
-        let larder = try await Daemon.start(config: #"{"cache": {"directory": "{{stateDirectory}}/larder.json/cache"}}"#)
+        let larder = try await Daemon.start(
+            config: #"{"cache": {"directory": "{{stateDirectory}}/larder.json/cache"}}"#)
         let url = origin.url("/no-cache-dir")
         for sequence in 1...2 {
             let result = try await Curl.get(url, via: larder)

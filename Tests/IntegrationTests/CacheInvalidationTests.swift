@@ -3,7 +3,9 @@ import Testing
 /// Unsafe requests invalidate what they may have changed (RFC 9111 §4.4).
 @Suite("Cache invalidation")
 struct CacheInvalidationTests {
-    @Test("a successful unsafe request invalidates the stored GET of its URL", arguments: ["POST", "PUT", "DELETE", "PATCH"])
+    @Test(
+        "a successful unsafe request invalidates the stored GET of its URL",
+        arguments: ["POST", "PUT", "DELETE", "PATCH"])
     func unsafeInvalidates(method: String) async throws {
         let origin = try OriginServer { request in
             request.method == "GET"

@@ -95,9 +95,11 @@ struct CacheResponseFormsTests {
         let lastModified = OriginResponse.httpDate(.now.addingTimeInterval(-3600))
         let origin = try OriginServer { request in
             if request.header("If-Modified-Since") == lastModified {
-                return OriginResponse(status: 304, headers: [("Cache-Control", "max-age=60"), OriginResponse.dateHeader()])
+                return OriginResponse(
+                    status: 304, headers: [("Cache-Control", "max-age=60"), OriginResponse.dateHeader()])
             }
-            return .ok("dated", cacheControl: "max-age=1", [("Last-Modified", lastModified), OriginResponse.dateHeader()])
+            return .ok(
+                "dated", cacheControl: "max-age=1", [("Last-Modified", lastModified), OriginResponse.dateHeader()])
         }
         let larder = try await Daemon.start()
         let url = origin.url("/dated")
@@ -117,7 +119,9 @@ struct CacheResponseFormsTests {
     @Test("a HIT carries Larder's Via once, and the origin's fields as stored")
     func hitFields() async throws {
         let origin = try OriginServer { _ in
-            .ok("fields", cacheControl: "max-age=60", [("X-Custom", "a"), ("X-Custom", "b"), ("Content-Type", "text/x")])
+            .ok(
+                "fields", cacheControl: "max-age=60",
+                [("X-Custom", "a"), ("X-Custom", "b"), ("Content-Type", "text/x")])
         }
         let larder = try await Daemon.start()
         let url = origin.url("/fields")

@@ -10,14 +10,17 @@ struct CacheStaleTests {
         case healthy, failing
     }
 
-    @Test("stale-if-error: an origin answering 5xx after expiry gets the stored body served STALE", arguments: [500, 502, 503, 504])
+    @Test(
+        "stale-if-error: an origin answering 5xx after expiry gets the stored body served STALE",
+        arguments: [500, 502, 503, 504])
     func staleIfErrorOnStatus(status: Int) async throws {
         let mode = Atomic(Mode.healthy.rawValue)
         let origin = try OriginServer { request in
             if mode.load(ordering: .relaxed) == Mode.failing.rawValue {
                 return OriginResponse(status: status, body: .bytes(Array("origin broken".utf8)))
             }
-            return .ok("good \(request.sequence)", cacheControl: "max-age=1, stale-if-error=60", [OriginResponse.dateHeader()])
+            return .ok(
+                "good \(request.sequence)", cacheControl: "max-age=1, stale-if-error=60", [OriginResponse.dateHeader()])
         }
         let larder = try await Daemon.start()
         let url = origin.url("/sie")
@@ -170,7 +173,8 @@ struct CacheStaleTests {
             if request.sequence == 1 {
                 return .ok("old", cacheControl: "max-age=1, stale-while-revalidate=30", [OriginResponse.dateHeader()])
             }
-            var response = OriginResponse.ok("new \(request.sequence)", cacheControl: "max-age=60", [OriginResponse.dateHeader()])
+            var response = OriginResponse.ok(
+                "new \(request.sequence)", cacheControl: "max-age=60", [OriginResponse.dateHeader()])
             response.delay = .milliseconds(200)
             return response
         }

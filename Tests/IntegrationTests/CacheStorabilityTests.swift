@@ -25,7 +25,8 @@ struct CacheStorabilityTests {
             requestHeaders: ["Cache-Control: no-store"], detail: "request-no-store"),
     ]
 
-    @Test("a response the cache must not store is passed on, never stored, and Cache-Status says why",
+    @Test(
+        "a response the cache must not store is passed on, never stored, and Cache-Status says why",
         arguments: unstorable)
     func neverStored(_ example: Unstorable) async throws {
         let origin = try OriginServer { request in
@@ -56,7 +57,8 @@ struct CacheStorabilityTests {
         }
     }
 
-    @Test("with Authorization, a response that says public is stored", arguments: ["public, max-age=60", "s-maxage=60"])
+    @Test(
+        "with Authorization, a response that says public is stored", arguments: ["public, max-age=60", "s-maxage=60"])
     func authorizationWithPublic(cacheControl: String) async throws {
         let origin = try OriginServer { request in .ok("seq \(request.sequence)", cacheControl: cacheControl) }
         let larder = try await Daemon.start()
@@ -89,7 +91,8 @@ struct CacheStorabilityTests {
         let origin = try OriginServer { request in
             let language = request.header("Accept-Language") ?? "none"
             return .ok(
-                "in \(language)", cacheControl: "max-age=60", [("Vary", "Accept-Language"), ("Content-Language", language)])
+                "in \(language)", cacheControl: "max-age=60",
+                [("Vary", "Accept-Language"), ("Content-Language", language)])
         }
         let larder = try await Daemon.start()
         let url = origin.url("/greeting")
