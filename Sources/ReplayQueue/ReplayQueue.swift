@@ -37,13 +37,17 @@ public final class ReplayQueue: Sendable {
     /// - Parameters:
     ///   - now: milliseconds since 1970.
     ///   - timeouts: for each replayed request.
+    ///   - onDelivery: called on the replayer's queue when an origin's answer delivers a request, just before the
+    ///     request leaves the queue (the proxy invalidates what the write changed). A delivery that cannot be
+    ///     recorded is sent and reported again.
     public init(
         path: String,
         settings: QueueSettings,
         upstream: UpstreamClient,
         logger: Logger,
         now: @escaping @Sendable () -> Int64 = ReplayQueue.wallClockMilliseconds,
-        timeouts: UpstreamTimeouts = UpstreamTimeouts()
+        timeouts: UpstreamTimeouts = UpstreamTimeouts(),
+        onDelivery: @escaping @Sendable (Delivery) -> Void = { _ in }
     ) throws {
         try StateFile.prepare(path)
         do {
@@ -55,7 +59,8 @@ public final class ReplayQueue: Sendable {
         self.logger = logger
         self.now = now
         replayer = Replayer(
-            database: database, upstream: upstream, settings: settings, timeouts: timeouts, logger: logger, now: now)
+            database: database, upstream: upstream, settings: settings, timeouts: timeouts, logger: logger, now: now,
+            onDelivery: onDelivery)
     }
 
     deinit {

@@ -33,6 +33,7 @@ final class Replayer: @unchecked Sendable {
     private let timeouts: UpstreamTimeouts
     private let logger: Logger
     private let now: @Sendable () -> Int64
+    private let onDelivery: @Sendable (Delivery) -> Void
 
     private var running = false
     private var lanes: [String: Lane] = [:]
@@ -40,8 +41,10 @@ final class Replayer: @unchecked Sendable {
 
     init(
         database: QueueDatabase, upstream: UpstreamClient, settings: QueueSettings, timeouts: UpstreamTimeouts,
-        logger: Logger, now: @escaping @Sendable () -> Int64
+        logger: Logger, now: @escaping @Sendable () -> Int64,
+        onDelivery: @escaping @Sendable (Delivery) -> Void
     ) {
+        self.onDelivery = onDelivery
         self.database = database
         self.upstream = upstream
         self.settings = settings
@@ -167,6 +170,15 @@ final class Replayer: @unchecked Sendable {
             after: outcome, attempts: request.attempts + 1, ageFrom: attempt.row.ageFrom, now: now,
             settings: settings, jitter: Double.random(in: 0..<1))
         lanes[request.origin]?.attempt = nil
+        if case .deliver(let status) = verdict {
+            // Before the request leaves the queue, so that whoever sees it gone also sees what it changed. Should the
+            // record fail, it is sent again and this runs again: harmless, as invalidating is.
+            onDelivery(
+                Delivery(
+                    id: request.id, origin: request.origin, method: request.method, url: request.url,
+                    route: request.route, status: status, attempts: request.attempts + 1,
+                    enqueuedAt: request.enqueuedAt, deliveredAt: now))
+        }
         do {
             try database.apply(verdict, to: request, now: now)
         } catch {

@@ -98,7 +98,8 @@ private func openQueue(_ config: Config, server: ProxyServer, logger: Logger) ->
             timeouts: UpstreamTimeouts(
                 connectMilliseconds: Int(config.timeouts.connectMilliseconds),
                 readSeconds: Int((config.timeouts.readMilliseconds + 999) / 1000)
-            )
+            ),
+            onDelivery: { server.replayDelivered($0) }
         )
     } catch {
         logger.error("offline queue unavailable", metadata: ["path": "\(path)", "error": "\(error)"])

@@ -1,6 +1,14 @@
 import ReplayQueue
 
 extension ProxyServer {
+    /// A replayed write the origin accepted changes what is stored for its URL, as the same write sent at once does:
+    /// a cache invalidates the target URI on a non-error answer to an unsafe method (RFC 9111 §4.4). Give this to
+    /// the queue as its `onDelivery`.
+    public func replayDelivered(_ delivery: Delivery) {
+        guard (200..<400).contains(delivery.status), let store else { return }
+        store.remove(url: delivery.url)
+    }
+
     /// `/_larder/queue`: pending, held and dead requests, and the depth per origin.
     func queueJSON() -> String {
         guard let queue = replayQueue else { return "{\"available\":false,\"requests\":[]}\n" }
