@@ -184,7 +184,18 @@ extension Exchange {
     func decorate(_ response: inout ResponseHead) {
         response.headers.add("Via", "1.1 \(config.viaName)")
         response.headers.set("X-Cache", cacheStatus)
-        response.headers.set("Cache-Status", statusField.description)
+        var field = statusField
+        if field.key == nil, let shaped = shapedKey { field.key = shaped }
+        response.headers.set("Cache-Status", field.description)
+    }
+
+    /// The key looked up, when the route's `key` options or `storeAuthorized` made it differ from the default
+    /// (method and URL): `Cache-Status: key=` shows what was looked up (RFC 9211 §2.7).
+    private var shapedKey: String? {
+        guard let lookup, let head else { return nil }
+        let isDefault =
+            lookup.route.options.key.isDefault && lookup.key == CacheKey.primary(method: head.method, url: lookup.url)
+        return isDefault ? nil : lookup.key
     }
 }
 
