@@ -97,6 +97,15 @@ final class QueueDatabase: Sendable {
         }
     }
 
+    /// Whether `origin` has a pending or held request: one a request sent now would overtake.
+    func hasWaitingRequests(for origin: String) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM request WHERE origin = ? AND state != 'dead')",
+                arguments: [origin]) ?? false
+        }
+    }
+
     /// Origins with a request waiting to be sent.
     func originsWithPendingRequests() throws -> [String] {
         try pool.read { db in

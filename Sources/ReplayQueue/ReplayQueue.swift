@@ -148,6 +148,12 @@ public final class ReplayQueue: Sendable {
         return true
     }
 
+    /// Whether the URL's origin has pending or held requests, which a request sent to it now would overtake. False
+    /// when the queue cannot be read (the request is then sent, as without a queue).
+    public func hasWaitingRequests(for url: AbsoluteURL) -> Bool {
+        read("look for waiting requests", default: false) { try database.hasWaitingRequests(for: url.queueOrigin) }
+    }
+
     /// Requests in the queue per origin, by state; origins with none are absent.
     public func depthByOrigin() -> [String: OriginDepth] {
         read("count the queue", default: [:]) { try database.depthByOrigin() }

@@ -1,3 +1,4 @@
+import HTTPWire
 import ReplayQueue
 import Testing
 
@@ -84,6 +85,33 @@ struct AdminTests {
             queue.depthByOrigin() == expected && silent.requests.count == 1 && queue.recentDeliveries().count == 1
         }
         #expect(queue.counters() == ReplayCounters(delivered: 1, failed: 2, deadLettered: 2, held: 1))
+        queue.stop()
+    }
+
+    @Test("an origin has waiting requests while one is pending or held; dead ones and other origins do not count")
+    func waitingRequests() async throws {
+        let harness = QueueHarness(settings: QueueSettings(maxAttempts: 1, backoffBase: 5, backoffMax: 20))
+        defer { harness.close() }
+        let refusing = try OriginServer(.answering(401))
+        defer { refusing.stop() }
+        let down = try OriginServer(.down)
+        defer { down.stop() }
+        let queue = try harness.open()
+        // ! : the test origins' URLs are valid absolute http URLs.
+        let refusingURL = AbsoluteURL(string: refusing.url("/other"))!
+        let downURL = AbsoluteURL(string: down.url("/other"))!
+        #expect(!queue.hasWaitingRequests(for: downURL))
+        try queue.post(down, "/w", body: "x")
+        try queue.post(refusing, "/w", body: "y")
+        #expect(queue.hasWaitingRequests(for: downURL))
+        #expect(queue.hasWaitingRequests(for: refusingURL))
+
+        queue.start()
+        try await Poll.until("one held, one dead") {
+            queue.depthByOrigin() == [refusing.origin: OriginDepth(held: 1), down.origin: OriginDepth(dead: 1)]
+        }
+        #expect(queue.hasWaitingRequests(for: refusingURL))
+        #expect(!queue.hasWaitingRequests(for: downURL))
         queue.stop()
     }
 }
