@@ -19,10 +19,11 @@ struct QueueCommand: ParsableCommand {
             }
             let requests = answer["requests"] as? [[String: Any]] ?? []
             let rows = requests.map { request -> [String] in
-                [
+                // A dead letter's reason says that it gave up, its last error why: the operator needs both.
+                let notes = [request["reason"], request["lastError"]].compactMap { $0 as? String }
+                return [
                     "\(request["id"] ?? "")", "\(request["state"] ?? "")", "\(request["attempts"] ?? 0)",
-                    "\(request["method"] ?? "") \(request["url"] ?? "")",
-                    "\(request["reason"] ?? request["lastError"] ?? "")",
+                    "\(request["method"] ?? "") \(request["url"] ?? "")", notes.joined(separator: "; "),
                 ]
             }
             print(Table(columns: ["id", "state", "attempts", "request", "reason / last error"], rows: rows).rendered)
