@@ -140,6 +140,7 @@ final class Exchange: @unchecked Sendable {
         let acceptsJSON = head?.headers["Accept"]?.contains("application/json") ?? false
         var (responseHead, body) = error.response(viaName: config.viaName, acceptsJSON: acceptsJSON)
         responseHead.headers.add("X-Cache", cacheStatus == "-" ? "BYPASS" : cacheStatus)
+        responseHead.headers.add("Cache-Status", statusField.description)
         if error.closesConnection { responseHead.headers.add("Connection", "close") }
         logError = error
         respond(responseHead, body: body)
