@@ -21,8 +21,16 @@ final class TCPListener: Sendable {
     }
 
     /// `serve` runs on the connection's own thread; the socket is closed when it returns.
-    init(name: String, serve: @escaping @Sendable (_ socket: Int32, _ stopped: Latch) -> Void) throws {
+    convenience init(name: String, serve: @escaping @Sendable (_ socket: Int32, _ stopped: Latch) -> Void) throws {
         let (fd, port) = try Socket.listen()
+        self.init(name: name, listening: fd, port: port, serve: serve)
+    }
+
+    /// Takes over `fd`, a socket already listening on 127.0.0.1:`port`, and closes it once stopped.
+    init(
+        name: String, listening fd: Int32, port: Int,
+        serve: @escaping @Sendable (_ socket: Int32, _ stopped: Latch) -> Void
+    ) {
         self.port = port
         state = Mutex(State(listener: fd))
         let thread = Thread { [self] in acceptLoop(fd, name: name, serve: serve) }
