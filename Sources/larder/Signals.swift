@@ -44,6 +44,12 @@ enum Signals {
                 logger.warning("reload: a new listen address takes effect after a restart", metadata: ["listen": "\(config.listen)"])
             }
             config.listen = bound
+            if config.queue != server.config.queue {
+                logger.notice("reload: queue settings other than maxBodySize take effect after a restart")
+            }
+            for warning in config.warnings {
+                logger.warning("config", metadata: ["path": "\(warning.path)", "problem": "\(warning.reason)"])
+            }
             server.reload(config)
             logger.info("reloaded", metadata: ["config": "\(loader.path ?? "built-in")"])
         } catch {
