@@ -45,7 +45,7 @@ enum Signals {
             }
             config.listen = bound
             if config.queue != server.config.queue {
-                logger.notice("reload: queue settings other than maxBodySize take effect after a restart")
+                logger.notice("reload: queue settings take effect after a restart")
             }
             for warning in config.warnings {
                 logger.warning("config", metadata: ["path": "\(warning.path)", "problem": "\(warning.reason)"])
