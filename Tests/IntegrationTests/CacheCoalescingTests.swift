@@ -45,7 +45,7 @@ struct CacheCoalescingTests {
             response.delay = .milliseconds(300)
             return response
         }
-        let larder = try await Daemon.start(config: #"{"cache": {"coalesceWait": "20s"}}"#)
+        let larder = try await Daemon.start(config: #"{"cache": {"coalesceWait": "120s"}}"#)
         let url = origin.url("/uncacheable")
         let clock = ContinuousClock()
         let started = clock.now
@@ -55,8 +55,9 @@ struct CacheCoalescingTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        // Released as soon as the leader's head said no-store, not after coalesceWait.
-        #expect(clock.now - started < .seconds(10))
+        // Released as soon as the leader's head said no-store, not after coalesceWait (a bound far from
+        // both, so a loaded machine cannot blur the two).
+        #expect(clock.now - started < .seconds(60))
         #expect(origin.requests.count == 10)
         let sequences = Set(results.compactMap(\.originSequence))
         #expect(sequences == Set(1...10))

@@ -129,7 +129,8 @@ struct CacheDurabilityTests {
                     var round = 0
                     while !killed.isFired {
                         let url = origin.url("/big/\(index)?round=\(round)")
-                        _ = try await Curl.run(["--limit-rate", "4M", url], via: larder, timeout: .seconds(60))
+                        // Slow enough (about 0.7 s a body) that the kill surely lands mid-body.
+                        _ = try await Curl.run(["--limit-rate", "1M", url], via: larder, timeout: .seconds(60))
                         round += 1
                     }
                 }
