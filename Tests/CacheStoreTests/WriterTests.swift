@@ -1,3 +1,4 @@
+import Foundation
 import CacheStore
 import Synchronization
 import Testing
@@ -46,6 +47,12 @@ struct WriterTests {
             writer.append(pattern(100_000))
         }
         store.flush()
+        // The last reference to the writer is its own pending file write, on a queue of its own: the temp file
+        // goes when that finishes.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !fileNames(in: directory.cache + "/tmp").isEmpty && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(fileNames(in: directory.cache + "/tmp").isEmpty)
     }
 
