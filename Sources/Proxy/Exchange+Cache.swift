@@ -6,16 +6,18 @@ import HTTPWire
 
 extension Exchange {
     /// A method the route caches: look the request up and follow the route's policy (RFC 9111 §4 for
-    /// `standard`). `body` is the request body, when the route keys on it.
+    /// `standard`). `body` is the request body, when the route keys on it. With `storedBodyLost`, the stored
+    /// response's body failed its checks, and the request is answered as if nothing were stored.
     func answerFromCache(
-        _ url: AbsoluteURL, head: RequestHead, route: Route, store: CacheStore, body: [UInt8]? = nil, collapsed: Bool = false
+        _ url: AbsoluteURL, head: RequestHead, route: Route, store: CacheStore, body: [UInt8]? = nil, collapsed: Bool = false,
+        storedBodyLost: Bool = false
     ) {
-                let now = server.now()
+        let now = server.now()
         let key = CacheKey.derive(
             method: head.method, url: url, request: head, route: route,
             bodyDigest: body.map(Digest.sha256Hex), credentialDigest: { Digest.sha256Hex(Array($0.utf8)) }
         )
-        let variants = store.variants(forKey: key)
+        let variants = storedBodyLost ? [] : store.variants(forKey: key)
         let entry = variants.first { $0.matches(head) } ?? variants.first
         lookup = CacheLookup(key: key, url: url, route: route, entry: entry, now: now, collapsed: collapsed, requestBody: body)
         let decision = PolicyDecision(
@@ -112,12 +114,13 @@ extension Exchange {
                     lookup.url, head: head, route: lookup.route, store: store, body: lookup.requestBody, collapsed: lookup.collapsed
                 )
             }
+            // The body failed its checks (the store drops it): decide again as for a miss, so that `cache-only` and
+            // `only-if-cached` answer 504 rather than ask the origin, and a fetch gets its policy's plan.
             if body == nil {
-                self.lookup?.entry = nil
-                let options = lookup.route.options
-                let plan = FetchPlan(reason: .uriMiss, lifetime: options.policy.followsOriginFreshness ? nil : options.ttlSeconds)
-                self.lookup?.plan = plan
-                return fetchForCache(lookup.url, head: head, plan: plan, body: lookup.requestBody)
+                return answerFromCache(
+                    lookup.url, head: head, route: lookup.route, store: store, body: lookup.requestBody,
+                    collapsed: lookup.collapsed, storedBodyLost: true
+                )
             }
         }
         cacheStatus = status.rawValue

@@ -74,6 +74,27 @@ struct PolicyCacheOnlyTests {
         #expect(origin.requests.isEmpty)
     }
 
+    @Test("a stored body found damaged is a 504 on cache-only, never a trip to the origin")
+    func damagedBody() async throws {
+        let size = 3_000_000
+        let origin = try PolicyOrigin { _ in
+            OriginResponse(headers: [("Cache-Control", "max-age=600")], body: .generated(count: size))
+        }
+        let larder = try await Daemon.start(config: Self.routes)
+        let url = origin.url("/co-damaged")
+        #expect(try await Curl.get(url, via: larder, headers: ["X-Fill: 1"]).xCache == "MISS")
+        // Not served before it is damaged: serving has the store check the body, and drop it, in the background.
+        #expect(try await PolicyStoredEntry.list(in: larder, prefix: url).count == 1)
+        let files = try CacheDurabilityTests.bodyFiles(under: larder.cacheHome)
+        try #require(files.count == 1, "body files: \(files)")
+        try CacheDurabilityTests.flipBytes(in: files[0], at: [size / 3])
+
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.status == 504)
+        #expect(miss.bodyText.contains("GET \(url)"))
+        #expect(origin.requests.count == 1)
+    }
+
     @Test("a config swapped to cache-only by SIGHUP answers from what was stored before; other URLs are 504")
     func swappedBySIGHUP() async throws {
         let origin = try PolicyOrigin { request in .ok("body \(request.sequence)", cacheControl: "max-age=1") }
