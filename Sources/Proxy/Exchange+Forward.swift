@@ -75,6 +75,7 @@ extension Exchange {
             onUploadSpace: { [self] in queue.async { self.connection.resumeRequestBody() } },
             onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head, tally: tally) } }
         )
+        tally.transfer = transfer
         if case .prefixThenStreamed(let prefix) = upload {
             transfer?.sendBody(prefix)
             if requestComplete { transfer?.finishBody() }
@@ -82,7 +83,9 @@ extension Exchange {
     }
 
     private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead, tally: BodyTally) {
-        guard let transfer else { return }
+        // Events already queued from a transfer this exchange dropped (a stand-in served, which may have started a
+        // new fetch) belong to no response any more.
+        guard let transfer, transfer === tally.transfer else { return }
         switch event {
         case .head(let origin):
             server.metrics.recordUpstreamLatency(since: upstreamStarted)
@@ -166,11 +169,7 @@ extension Exchange {
         // An origin error may be answered with a stored response still allowed to stand in.
         if ErrorBackoff.isFailure(status: origin.status) {
             statusField.fwdStatus = origin.status
-            if serveStandIn(detail: "status-\(origin.status)") {
-                dropTransfer()
-                releaseFetch()
-                return
-            }
+            if serveStandIn(detail: "status-\(origin.status)") { return }
         }
         if !RFC9111.safeMethods.contains(request.method), (200..<400).contains(origin.status), let store = server.store,
             lookup == nil
@@ -272,7 +271,9 @@ extension Exchange {
         }
     }
 
-    /// Serves the stored entry in place of a failed origin, when the plan allows it; returns whether it did.
+    /// Serves the stored entry in place of a failed origin, when the plan allows it; returns whether it did. The
+    /// failed transfer is dropped and waiting requests released first: a stored body found damaged turns the answer
+    /// into a new fetch, whose transfer and coalescing are its own.
     private func serveStandIn(detail: String) -> Bool {
         guard let lookup, let plan = lookup.plan, let entry = lookup.entry else { return false }
         let now = server.now()
@@ -285,6 +286,8 @@ extension Exchange {
         field.stored = false
         field.ttl = ttl
         field.detail = detail
+        dropTransfer()
+        releaseFetch()
         serveStored(entry, age: age, status: .stale, field: field)
         return true
     }
@@ -327,9 +330,11 @@ extension StoredEntry {
     }
 }
 
-/// How much of a response body with a known length has arrived. Confined to the exchange's connection queue,
-/// where every upstream event is handled.
+/// How much of a response body with a known length has arrived, and from which transfer. Confined to the exchange's
+/// connection queue, where every upstream event is handled.
 private final class BodyTally: @unchecked Sendable {
+    /// The transfer whose events these are; weak, since the transfer holds the event handler that holds this.
+    weak var transfer: UpstreamTransfer?
     /// The `Content-Length` being relayed; nil for chunked or close-delimited bodies and bodiless responses.
     var expected: Int?
     var received = 0

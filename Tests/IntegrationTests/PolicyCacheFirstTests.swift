@@ -150,6 +150,28 @@ struct PolicyCacheFirstTests {
         #expect(recovered.cacheStatus?.has("stored") == true)
     }
 
+    @Test("a stand-in whose stored body turns out damaged is dropped: the origin is asked again and its 5xx passed on")
+    func damagedStandIn() async throws {
+        let size = 3_000_000
+        let origin = try PolicyOrigin { _ in OriginResponse(body: .generated(count: size)) }
+        let larder = try await Daemon.start(
+            config: PolicyConfig.everything(
+                #""policy": "cache-first", "ttl": "1s", "staleIfError": "1h", "errorBackoff": "0s""#))
+        let url = origin.url("/cf-damaged")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        // Waited for without serving the body, which would have the store check it and drop it before the test asks.
+        try await PolicyStoredEntry.waitUntil(url, in: larder, isAtLeast: 1)
+        let files = try CacheDurabilityTests.bodyFiles(under: larder.cacheHome)
+        try #require(files.count == 1, "body files: \(files)")
+        try CacheDurabilityTests.flipBytes(in: files[0], at: [size / 2])
+        origin.set(.failing(status: 503))
+
+        let failed = try await Curl.get(url, via: larder, timeout: .seconds(15))
+        #expect(failed.status == 503, "\(failed.stderr)")
+        #expect(failed.bodyText == "origin failing with 503")
+        #expect(origin.requests.count == 3)
+    }
+
     @Test(
         "a client's no-cache within ttl makes Larder ask the origin, and the answer replaces the entry",
         arguments: ["Cache-Control: no-cache", "Pragma: no-cache", "Cache-Control: max-age=0, no-cache"]
@@ -198,6 +220,54 @@ struct PolicyCacheFirstTests {
         let hit = try await Curl.get(url, via: larder, headers: [header])
         #expect(hit.xCache == "HIT")
         #expect(hit.bodyText == "body 1")
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test(
+        "what no policy stores stays unstored on cache-first: no-store, private, Set-Cookie, Vary: *, a request's no-store",
+        arguments: [
+            ([("Cache-Control", "no-store")], [], "no-store"),
+            ([("Cache-Control", "private, max-age=600")], [], "private"),
+            ([("Set-Cookie", "session=1")], [], "set-cookie"),
+            ([("Vary", "*")], [], "vary-star"),
+            ([], ["Cache-Control: no-store"], "request-no-store"),
+        ] as [([(String, String)], [String], String)]
+    )
+    func neverStored(responseHeaders: [(String, String)], requestHeaders: [String], detail: String) async throws {
+        let origin = try PolicyOrigin { request in .ok("body \(request.sequence)", responseHeaders) }
+        let larder = try await Daemon.start(config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h""#))
+        let url = origin.url("/cf-never")
+        let first = try await Curl.get(url, via: larder, headers: requestHeaders)
+        #expect(first.cacheStatus?["detail"] == detail)
+        #expect(first.cacheStatus?.has("stored") == false)
+        let second = try await Curl.get(url, via: larder)
+        #expect(second.xCache == "MISS")
+        #expect(second.bodyText == "body 2")
+    }
+
+    @Test("storeSetCookie: a response that sets a cookie is stored, and its Set-Cookie served with every HIT")
+    func storeSetCookie() async throws {
+        let origin = try PolicyOrigin { request in .ok("body \(request.sequence)", [("Set-Cookie", "region=eu")]) }
+        let larder = try await Daemon.start(
+            config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h", "storeSetCookie": true"#))
+        let url = origin.url("/cf-cookie")
+        #expect(try await Curl.get(url, via: larder).cacheStatus?.has("stored") == true)
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect(hit.header("Set-Cookie") == "region=eu")
+        #expect(origin.requests.count == 1)
+    }
+
+    @Test("the client's max-age, min-fresh and max-stale do not change a cache-first answer: a HIT")
+    func otherClientDirectives() async throws {
+        let origin = try PolicyOrigin { request in .ok("body \(request.sequence)") }
+        let larder = try await Daemon.start(config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h""#))
+        let url = origin.url("/cf-directives")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        for directive in ["max-age=0", "min-fresh=7200", "max-stale=0"] {
+            let hit = try await Curl.get(url, via: larder, headers: ["Cache-Control: \(directive)"])
+            #expect(hit.xCache == "HIT", "\(directive)")
+        }
         #expect(origin.requests.count == 1)
     }
 
