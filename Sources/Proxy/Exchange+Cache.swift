@@ -40,7 +40,9 @@ extension Exchange {
         case .fetch(let plan):
             lookup?.plan = plan
             lookup?.validating = !plan.conditionalHeaders.isEmpty
-            let coalescable = plan.reason == .uriMiss || plan.reason == .varyMiss || plan.reason == .stale
+            let coalescable =
+                route.options.policy.sharesFetches
+                && (plan.reason == .uriMiss || plan.reason == .varyMiss || plan.reason == .stale)
             guard !collapsed, coalescable, plan.conditionalHeaders.isEmpty else {
                 return fetchForCache(url, head: head, plan: plan, body: body)
             }

@@ -30,6 +30,29 @@ struct PolicyNetworkFirstTests {
         #expect(stale.bodyText == "body 4")
     }
 
+    @Test("concurrent requests each go to the origin at once: none waits for another's fetch")
+    func concurrentRequestsNotSerialized() async throws {
+        // The origin answers nothing until it has seen all three requests: they must be under way together.
+        let count = 3
+        let allArrived = Latch()
+        let origin = try PolicyOrigin { request in
+            guard request.sequence > 1 else { return .ok("first") }
+            if request.sequence == count + 1 { allArrived.fire() }
+            // Shorter than cache.coalesceWait (10 s), so a request held back behind another is answered "alone".
+            return .ok(allArrived.wait(timeout: .seconds(5)) ? "together" : "alone")
+        }
+        let larder = try await Daemon.start(config: PolicyConfig.everything(Self.route))
+        let url = origin.url("/nf-concurrent")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+
+        let answers = try await withThrowingTaskGroup(of: CurlResult.self) { group in
+            for _ in 0..<count { group.addTask { try await Curl.get(url, via: larder) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.map(\.bodyText) == Array(repeating: "together", count: count))
+        #expect(origin.requests.count == count + 1)
+    }
+
     @Test("a client's no-cache is fetched like every request, and stored")
     func clientNoCache() async throws {
         let origin = try PolicyOrigin { request in .ok("body \(request.sequence)") }

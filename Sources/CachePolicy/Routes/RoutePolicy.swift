@@ -19,4 +19,8 @@ public enum RoutePolicy: String, Sendable, Equatable, CaseIterable {
 
     /// Whether the origin's freshness headers decide (RFC 9111), rather than the route's `ttl`.
     public var followsOriginFreshness: Bool { self == .standard }
+
+    /// Whether a request may wait for another's fetch of the same key and be answered from what it stores (request
+    /// coalescing). Not on `network-first`, where every request asks the origin itself: waiting would only delay it.
+    public var sharesFetches: Bool { self != .networkFirst }
 }

@@ -307,4 +307,10 @@ struct PolicyDecisionTests {
         #expect(!FetchPlan(reason: .stale).allowsStale(at: t0))
         #expect(FetchPlan(reason: .stale).standIn(stored, now: t0) == nil)
     }
+
+    @Test("requests wait for another's fetch of their key on every policy but network-first, which always asks the origin")
+    func sharesFetches() {
+        let sharing = RoutePolicy.allCases.filter(\.sharesFetches)
+        #expect(sharing == [.standard, .cacheFirst, .staleWhileRevalidate, .networkOnly, .cacheOnly])
+    }
 }
