@@ -35,6 +35,26 @@ struct PolicyCacheFirstTests {
         #expect(line["route"] == "r")
     }
 
+    @Test("concurrent misses for one URL are one fetch; every client gets its body")
+    func coalescedMisses() async throws {
+        let release = Latch()
+        defer { release.fire() }
+        let origin = try PolicyOrigin { request in
+            release.wait(timeout: .seconds(20))
+            return .ok("body \(request.sequence)")
+        }
+        let larder = try await Daemon.start(config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h""#))
+        let url = origin.url("/cf-together")
+        async let answers = withThrowingTaskGroup(of: CurlResult.self) { group in
+            for _ in 0..<6 { group.addTask { try await Curl.get(url, via: larder) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        try await Poll.until("the first request to reach the origin") { origin.requests.count == 1 }
+        release.fire()
+        #expect(try await answers.map(\.bodyText) == Array(repeating: "body 1", count: 6))
+        #expect(origin.requests.count == 1)
+    }
+
     @Test("past ttl the origin is asked again with the stored validator; a 304 refreshes the entry (REVALIDATED)")
     func expiredRevalidated() async throws {
         let origin = try PolicyOrigin { request in

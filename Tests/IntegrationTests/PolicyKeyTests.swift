@@ -139,13 +139,15 @@ struct PolicyKeyTests {
         #expect(origin.requests.count == 2)
     }
 
-    @Test("storeAuthorized: two users get their own stored responses, never each other's")
-    func storeAuthorized() async throws {
+    @Test(
+        "storeAuthorized: two users get their own stored responses, never each other's",
+        arguments: [#""policy": "cache-first", "ttl": "1h""#, #""policy": "standard""#]
+    )
+    func storeAuthorized(policy: String) async throws {
         let origin = try PolicyOrigin { request in
-            .ok("\(request.sequence) for \(request.header("Authorization") ?? "nobody")")
+            .ok("\(request.sequence) for \(request.header("Authorization") ?? "nobody")", cacheControl: "max-age=600")
         }
-        let larder = try await Daemon.start(
-            config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h", "storeAuthorized": true"#))
+        let larder = try await Daemon.start(config: PolicyConfig.everything(policy + #", "storeAuthorized": true"#))
         let url = origin.url("/me")
         let users = ["Bearer alice-token", "Bearer bob-token"]
         for (index, user) in users.enumerated() {

@@ -152,6 +152,31 @@ struct PolicyStaleWhileRevalidateTests {
         #expect(hit.xCache == "HIT")
     }
 
+    @Test("a body-keyed POST is refreshed in the background with its own body, and a HEAD with the GET")
+    func refreshCarriesRequest() async throws {
+        let origin = try PolicyOrigin { request in .ok("\(request.sequence) \(request.method) \(request.bodyText)") }
+        let larder = try await Daemon.start(
+            config: PolicyConfig.routes([
+                #"{"name": "rpc", "match": {"path": "/rpc", "methods": ["POST"]}, "policy": "stale-while-revalidate", "ttl": "1s", "maxStale": "1h", "key": {"body": true}}"#,
+                #"{"name": "pages", "match": {"path": "/"}, "policy": "stale-while-revalidate", "ttl": "1s", "maxStale": "1h"}"#,
+            ]))
+        let (rpc, page) = (origin.url("/rpc"), origin.url("/page"))
+        #expect(try await Curl.run(["--data-binary", "q=1", rpc], via: larder).xCache == "MISS")
+        #expect(try await Curl.get(page, via: larder).xCache == "MISS")
+        try await PolicyStoredEntry.waitUntil(rpc, in: larder, isAtLeast: 1)
+        try await PolicyStoredEntry.waitUntil(page, in: larder, isAtLeast: 1)
+
+        let stalePost = try await Curl.run(["--data-binary", "q=1", rpc], via: larder)
+        #expect(stalePost.xCache == "STALE")
+        #expect(stalePost.bodyText == "1 POST q=1")
+        let staleHead = try await Curl.run(["-I", page], via: larder)
+        #expect(staleHead.xCache == "STALE")
+        try await Poll.until("both refreshes") { origin.requests.count == 4 }
+        let refreshes = origin.requests.dropFirst(2)
+        #expect(refreshes.contains { $0.method == "POST" && $0.path == "/rpc" && $0.bodyText == "q=1" })
+        #expect(refreshes.contains { $0.method == "GET" && $0.path == "/page" && $0.body.isEmpty })
+    }
+
     @Test("a client's no-cache within ttl is fetched from the origin and stored")
     func clientNoCache() async throws {
         let origin = try PolicyOrigin { request in .ok("body \(request.sequence)") }

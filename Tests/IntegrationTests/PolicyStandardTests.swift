@@ -1,8 +1,8 @@
 import Testing
 
 /// `standard` follows RFC 9111 (covered by the Cache suites); a route adds `staleIfError` for responses that do not
-/// say `stale-if-error` themselves, never past what RFC 9111 §4.2.4 forbids.
-@Suite("Policy: standard with a route staleIfError")
+/// say `stale-if-error` themselves, never past what RFC 9111 §4.2.4 forbids, and may ignore the client's refresh.
+@Suite("Policy: standard")
 struct PolicyStandardTests {
     @Test("an origin answering 5xx after expiry gets the stored body served STALE within the route's staleIfError")
     func serverErrorStale() async throws {
@@ -82,5 +82,19 @@ struct PolicyStandardTests {
         let failed = try await Curl.get(url, via: larder)
         #expect(failed.status == 502)
         #expect(failed.bodyText == "origin failing with 502")
+    }
+
+    @Test("clientRefresh ignore on standard: a client's no-cache is answered from a fresh stored response")
+    func clientRefreshIgnored() async throws {
+        let origin = try PolicyOrigin { request in .ok("body \(request.sequence)", cacheControl: "max-age=600") }
+        let larder = try await Daemon.start(
+            config: PolicyConfig.everything(#""policy": "standard", "clientRefresh": "ignore""#))
+        let url = origin.url("/std-ignore")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        for header in ["Cache-Control: no-cache", "Pragma: no-cache"] {
+            let hit = try await Curl.get(url, via: larder, headers: [header])
+            #expect(hit.xCache == "HIT", "\(header)")
+        }
+        #expect(origin.requests.count == 1)
     }
 }
