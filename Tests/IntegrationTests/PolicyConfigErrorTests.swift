@@ -40,7 +40,11 @@ struct PolicyConfigErrorTests {
             (#"{"routes": [{"name": "default", "match": {"path": "/"}}]}"#,
              "$.routes[0].name", "default"),
             (#"{"routes": [{"name": "a", "match": {"path": "/"}, "policy": "cache-first", "ttl": "1m"}"#,
-             "$", "not valid JSON"),
+             "$", "not valid JSON at line 1, column 88: the file ends inside an array"),
+            (#"{"routes": [{"name": "a", "match": {"path": "/"}}]"# + "\n" + #"  "log": {}}"#,
+             "$", "not valid JSON at line 2, column 3: expected \",\" or \"}\""),
+            (#"{"routes": [{"name": "a", "match": {"path": "/"}, "policy": "cache-first", "ttl": "1m", "ttl": "1h"}]}"#,
+             "$.routes[0].ttl", "appears more than once"),
         ]
     )
     func checkConfig(text: String, path: String, reason: String) async throws {

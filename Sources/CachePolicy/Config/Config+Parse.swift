@@ -1,13 +1,14 @@
 extension Config {
     /// Parses and validates a config file; every problem is reported at once.
     public static func parse(_ bytes: [UInt8]) throws(ConfigError) -> Config {
+        var reader = ConfigJSONReader(bytes)
         let document: JSONValue
         do {
-            document = try JSONValue.parse(bytes)
+            document = try reader.read()
         } catch {
-            throw ConfigError(problems: [ConfigProblem(path: "$", reason: "not valid JSON (\(error))")])
+            throw ConfigError(problems: [error])
         }
-        var problems: [ConfigProblem] = []
+        var problems = reader.repeatedNames
         guard var root = ObjectReader(document, path: "$", problems: &problems) else {
             throw ConfigError(problems: problems)
         }
