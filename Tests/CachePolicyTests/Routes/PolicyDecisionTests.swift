@@ -30,13 +30,13 @@ struct DecisionCase: Sendable, CustomTestStringConvertible {
         case .cacheFirst: options = #""ttl": "60s", "staleIfError": "300s""#
         case .networkFirst: options = #""staleIfError": "300s""#
         case .staleWhileRevalidate: options = #""ttl": "60s", "maxStale": "120s", "staleIfError": "300s""#
-        case .networkOnly, .cacheOnly: options = #""errorBackoff": "10s""#
+        case .networkOnly, .cacheOnly: options = ""
         }
         if !extra.isEmpty { options = extra }
         let route = route(
             """
             {"name": "r", "match": {"host": "example.test", "methods": ["GET", "POST"]}, "policy": "\(policy.rawValue)",
-             "errorBackoff": "10s", \(options)}
+             "errorBackoff": "10s"\(options.isEmpty ? "" : ", " + options)}
             """)
         var backoff = ErrorBackoff()
         if let failedAt { backoff.recordFailure(at: t0 + failedAt) }
