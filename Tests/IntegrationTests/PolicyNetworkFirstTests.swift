@@ -157,8 +157,8 @@ struct PolicyNetworkFirstTests {
         let origin = try PolicyOrigin { request in .ok("body \(request.sequence)") }
         let larder = try await Daemon.start(
             config: PolicyConfig.routes([
-                #"{"name": "strict", "match": {"path": "/strict"}, "policy": "network-first", "timeout": "1s"}"#,
-                #"{"name": "lenient", "match": {"path": "/"}, \#(Self.route), "timeout": "1s"}"#,
+                #"{"name": "strict", "match": {"path": "/strict"}, "policy": "network-first", "timeout": "2s"}"#,
+                #"{"name": "lenient", "match": {"path": "/"}, \#(Self.route), "timeout": "2s"}"#,
             ]))
         let (lenient, strict) = (origin.url("/lenient"), origin.url("/strict"))
         #expect(try await Curl.get(lenient, via: larder).xCache == "MISS")
