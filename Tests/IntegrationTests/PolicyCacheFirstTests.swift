@@ -40,7 +40,7 @@ struct PolicyCacheFirstTests {
         let release = Latch()
         defer { release.fire() }
         let origin = try PolicyOrigin { request in
-            release.wait(timeout: .seconds(20))
+            release.wait(timeout: .seconds(60))
             return .ok("body \(request.sequence)")
         }
         let larder = try await Daemon.start(config: PolicyConfig.everything(#""policy": "cache-first", "ttl": "1h""#))
@@ -49,7 +49,9 @@ struct PolicyCacheFirstTests {
             for _ in 0..<6 { group.addTask { try await Curl.get(url, via: larder) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        try await Poll.until("the first request to reach the origin") { origin.requests.count == 1 }
+        try await Poll.until("the first request to reach the origin", timeout: .seconds(30)) {
+            origin.requests.count == 1
+        }
         release.fire()
         #expect(try await answers.map(\.bodyText) == Array(repeating: "body 1", count: 6))
         #expect(origin.requests.count == 1)
