@@ -67,6 +67,7 @@ struct PolicyCacheOnlyTests {
         let key = "v7 GET \(origin.url("/co-miss?a=1&b=2"))"
         #expect(miss.bodyText.contains(key), "\(miss.bodyText)")
         #expect(miss.bodyText.contains("cache-only"))
+        #expect(miss.cacheStatus?["key"] == key)
         let json = try await Curl.get(url, via: larder, headers: ["Accept: application/json"])
         #expect(json.status == 504)
         let decoded = try JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any]
