@@ -7,7 +7,7 @@ extension Daemon {
     func settledFileDescriptorCount() async throws -> Int {
         var last = -1
         var unchanged = 0
-        return try await Poll.value("larder's descriptor count to settle", timeout: .seconds(10)) { () -> Int? in
+        return try await Poll.value("larder's descriptor count to settle", timeout: .seconds(30)) { () -> Int? in
             let count = openFileDescriptorCount()
             unchanged = count == last ? unchanged + 1 : 0
             last = count
@@ -18,7 +18,7 @@ extension Daemon {
     /// Waits until the daemon holds at most `count` descriptors; records an issue listing them if it
     /// still holds more after `timeout`.
     func expectDescriptors(
-        atMost count: Int, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+        atMost count: Int, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         var now = -1
         do {
