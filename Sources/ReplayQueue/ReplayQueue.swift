@@ -172,8 +172,9 @@ public final class ReplayQueue: Sendable {
 
     /// Sends the origin's first pending request now, whatever its back-off (the proxy just saw the origin answer).
     /// A held origin stays held.
+    /// Cheap when the origin has nothing queued, as for nearly every call: no SQLite read.
     public func nudge(origin: String) {
-        replayer.wake(origin, ignoringBackoff: true)
+        replayer.nudge(origin)
     }
 
     /// The origin key `enqueue` files a URL under, for `nudge` and `depthByOrigin`.

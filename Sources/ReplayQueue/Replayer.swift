@@ -27,6 +27,9 @@ final class Replayer: @unchecked Sendable {
 
     let queue = DispatchQueue(label: "larder.replay")
     let counters = Mutex(ReplayCounters())
+    /// Origins that may have a pending request: every one that does, and perhaps a few that no longer do. `nudge`
+    /// reads it so that the proxy's every successful origin answer costs a set lookup, not a SQLite query.
+    private let originsWithPending = Mutex(Set<String>())
     private let database: QueueDatabase
     private let upstream: UpstreamClient
     private let settings: QueueSettings
@@ -79,7 +82,15 @@ final class Replayer: @unchecked Sendable {
     /// Looks at `origin` again (a request was queued, retried or dropped). With `ignoringBackoff`, its first
     /// request is sent now even if its back-off has not run out.
     func wake(_ origin: String, ignoringBackoff: Bool = false) {
+        originsWithPending.withLock { _ = $0.insert(origin) }
         queue.async { [self] in pump(origin, ignoringBackoff: ignoringBackoff) }
+    }
+
+    /// Sends the origin's first pending request now, whatever its back-off, if it may have one; otherwise does
+    /// nothing, at the cost of a set lookup.
+    func nudge(_ origin: String) {
+        guard originsWithPending.withLock({ $0.contains(origin) }) else { return }
+        queue.async { [self] in pump(origin, ignoringBackoff: true) }
     }
 
     // MARK: On `queue`
@@ -87,6 +98,7 @@ final class Replayer: @unchecked Sendable {
     private func resumeAll() {
         do {
             for origin in try database.originsWithPendingRequests() {
+                originsWithPending.withLock { _ = $0.insert(origin) }
                 pump(origin)
             }
         } catch {
@@ -106,7 +118,12 @@ final class Replayer: @unchecked Sendable {
         do {
             while let row = try database.head(of: origin) {
                 // A held origin waits for an operator's retry or drop, which wakes it.
-                guard row.request.state == .pending else { return }
+                guard row.request.state == .pending else {
+                    originsWithPending.withLock { _ = $0.remove(origin) }
+                    return
+                }
+                // Again, in case an empty look at this origin took it out after an enqueue put it in.
+                originsWithPending.withLock { _ = $0.insert(origin) }
                 let now = now()
                 if let reason = ReplayPolicy.expiry(
                     attempts: row.request.attempts, ageFrom: row.ageFrom, now: now, settings: settings)
@@ -123,6 +140,7 @@ final class Replayer: @unchecked Sendable {
                 return
             }
             lanes[origin] = nil
+            originsWithPending.withLock { _ = $0.remove(origin) }
         } catch {
             logger.error(
                 "cannot read the replay queue; trying again", metadata: ["origin": "\(origin)", "error": "\(error)"])
