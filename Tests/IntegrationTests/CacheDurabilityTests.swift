@@ -113,35 +113,45 @@ struct CacheDurabilityTests {
 
     @Test("kill -9 during many concurrent large downloads: afterwards every answer is a MISS or a byte-exact HIT")
     func killDuringWrites() async throws {
-        // Each index has a body length of its own, so a truncated body or another URL's body is caught, and every
-        // round asks for new URLs, so the daemon is always writing.
+        // Each index has a body length of its own, so a truncated body or another URL's body is caught. The first
+        // round arrives whole and is stored; every later round stalls mid-body (past the in-memory threshold, so the
+        // daemon is writing a temp file) until the kill, so the kill surely lands in the middle of writes however
+        // fast or slow the machine is.
+        let killed = Latch()
         let origin = try OriginServer { request in
-            OriginResponse(
+            let size = Self.killSize(Self.killIndex(request.target))
+            let stalls = !request.target.hasSuffix("round=0") && !killed.isFired
+            return OriginResponse(
                 headers: [("Cache-Control", "max-age=600")],
-                body: .generated(count: Self.killSize(Self.killIndex(request.target))))
+                body: .generated(count: size),
+                fault: stalls ? .stallBody(afterBytes: size / 2) : nil)
         }
         let larder = try await Daemon.start()
         let downloads = 16
-        let killed = Latch()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<downloads {
                 group.addTask {
                     var round = 0
                     while !killed.isFired {
                         let url = origin.url("/big/\(index)?round=\(round)")
-                        // Slow enough (about 0.7 s a body) that the kill surely lands mid-body.
-                        _ = try await Curl.run(["--limit-rate", "1M", url], via: larder, timeout: .seconds(60))
+                        _ = try await Curl.run([url], via: larder, timeout: .seconds(60))
                         round += 1
                     }
                 }
             }
             group.addTask {
-                // By then the first round has committed and the next ones are streaming.
+                // Every first round has been answered whole, and every second round is stalled mid-body.
                 try await Poll.until("two rounds of downloads to reach the origin", timeout: .seconds(60)) {
                     origin.requests.count >= 2 * downloads
                 }
-                larder.kill9()
+                // And every first round has committed: a commit is durable once the index counts it.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while try await CacheStatsSnapshot.fetch(from: larder).diskEntries < downloads {
+                    guard ContinuousClock.now < deadline else { throw HarnessError.timedOut("the first round to commit") }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 killed.fire()
+                larder.kill9()
             }
             try await group.waitForAll()
         }
@@ -168,10 +178,9 @@ struct CacheDurabilityTests {
                 if round == 1 { #expect(result.xCache == "HIT", "\(target) was not stored after the restart") }
             }
         }
-        // What committed before the kill was kept: at least the whole first round.
-        #expect(hits >= downloads)
-        // And the kill did land in the middle of downloads, which were not stored.
-        #expect(misses > 0)
+        // What committed before the kill was kept: the whole first round. The stalled second round was not stored.
+        #expect(hits == downloads)
+        #expect(misses == downloads)
         let stats = try await CacheStatsSnapshot.fetch(from: restarted)
         #expect(stats.entries == targets.count)
         #expect(try await Curl.get(origin.url("/big/0?round=new"), via: restarted).xCache == "MISS")

@@ -45,6 +45,9 @@ struct OriginResponse: Sendable {
         case cutBody(afterBytes: Int)
         /// Reads the request and never answers, until the server stops or the client goes away.
         case stall
+        /// Sends the head with the full length and `afterBytes` body bytes, then sends nothing more, until the server
+        /// stops or the client goes away: a response that is surely still arriving.
+        case stallBody(afterBytes: Int)
     }
 
     /// 200 with a UTF-8 body.

@@ -63,6 +63,7 @@ extension OriginServer {
     ) throws -> Bool {
         if response.delay > .zero && stopped.wait(timeout: response.delay) { return false }
         var cut: Int? = nil
+        var stallAfterCut = false
         switch response.fault {
         case .closeWithoutResponse:
             return false
@@ -75,6 +76,9 @@ extension OriginServer {
             return false
         case .cutBody(let afterBytes):
             cut = afterBytes
+        case .stallBody(let afterBytes):
+            cut = afterBytes
+            stallAfterCut = true
         case nil:
             break
         }
@@ -103,6 +107,10 @@ extension OriginServer {
 
         if request.method != "HEAD" && !hasNoBody {
             try writeBody(response.body, stoppingAfter: cut, to: socket)
+        }
+        if stallAfterCut {
+            while let bytes = try? Socket.receive(socket, deadline: nil), !bytes.isEmpty {}
+            return false
         }
         return cut == nil && !clientCloses && !serverCloses
     }
