@@ -47,8 +47,8 @@ extension Exchange {
                 return fetchForCache(url, head: head, plan: plan, body: body)
             }
             // Concurrent misses for one key: one fetch, the others wait and look again (bounded).
-            let queue = connection.lane.queue
-            switch server.coalescer.join(key, wake: { queue.async { self.wakeFromCoalescing(again) } }) {
+            let lane = connection.lane
+            switch server.coalescer.join(key, wake: { lane.execute { self.wakeFromCoalescing(again) } }) {
             case .leader:
                 leadsFetchOf = key
                 fetchForCache(url, head: head, plan: plan, body: body)
@@ -61,8 +61,8 @@ extension Exchange {
             // A fetch under way may be about to store the answer (its client can have the whole response before
             // the commit is visible): wait for it, as a miss would, before saying nothing is stored.
             if !collapsed {
-                let queue = connection.lane.queue
-                if server.coalescer.follow(key, wake: { queue.async { self.wakeFromCoalescing(again) } }) {
+                let lane = connection.lane
+                if server.coalescer.follow(key, wake: { lane.execute { self.wakeFromCoalescing(again) } }) {
                     return waitForFetch(again)
                 }
             }
@@ -79,7 +79,7 @@ extension Exchange {
         server.metrics.recordCoalescedWait()
         waitingForFetch = true
         let wait = DispatchTimeInterval.milliseconds(Int(config.cache.coalesceWaitMilliseconds))
-        connection.lane.queue.asyncAfter(deadline: .now() + wait) { self.wakeFromCoalescing(again) }
+        connection.lane.schedule(after: wait) { self.wakeFromCoalescing(again) }
     }
 
     private func wakeFromCoalescing(_ again: @Sendable () -> Void) {
@@ -175,9 +175,9 @@ extension Exchange {
             if count < chunk.count { chunk.removeSubrange(count...) }
             offset += count
             if offset < size && connection.pendingOutputBytes + count >= 2 * chunkSize {
-                let queue = connection.lane.queue
+                let lane = connection.lane
                 let resumeAt = offset
-                sendBody(chunk) { queue.async { self.streamFile(file, offset: resumeAt, size: size) } }
+                sendBody(chunk) { lane.execute { self.streamFile(file, offset: resumeAt, size: size) } }
                 return
             }
             sendBody(chunk)

@@ -68,12 +68,12 @@ extension Exchange {
         if case .streamed = upload { sendContinueIfExpected() }
         requestTime = server.now()
         upstreamStarted = .now()
-        let queue = connection.lane.queue
+        let lane = connection.lane
         let tally = BodyTally()
         transfer = server.upstream.start(
             request,
-            onUploadSpace: { [self] in queue.async { self.connection.resumeRequestBody() } },
-            onEvent: { [self] event in queue.async { self.handle(event, url: url, head: head, tally: tally) } }
+            onUploadSpace: { [self] in lane.execute { self.connection.resumeRequestBody() } },
+            onEvent: { [self] event in lane.execute { self.handle(event, url: url, head: head, tally: tally) } }
         )
         tally.transfer = transfer
         if case .prefixThenStreamed(let prefix) = upload {

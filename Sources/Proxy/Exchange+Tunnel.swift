@@ -15,13 +15,13 @@ extension Exchange {
             return reject(.loopDetected(reason: "\(host):\(port) is this proxy's own address"))
         }
         let server = self.server
-        let queue = connection.lane.queue
+        let lane = connection.lane
         let timeout = Int32(clamping: config.timeouts.connectMilliseconds)
         DispatchQueue.global().async {
             let outcome = Result { () throws(UpstreamError) -> Int32 in
                 try Self.connectTunnel(host: host, port: port, timeout: timeout, server: server)
             }
-            queue.async { self.tunnelConnected(outcome) }
+            lane.execute { self.tunnelConnected(outcome) }
         }
     }
 
@@ -70,11 +70,13 @@ extension Exchange {
             server.accessLog(self, outcome: "tunnel")
             let (clientSocket, pending) = connection.handOff()
             let established = Array("HTTP/1.1 200 Connection Established\r\nVia: 1.1 \(config.viaName)\r\n\r\n".utf8)
+            // A tunnel's bytes are not the lane's work: they move on a queue of their own.
+            let tunnelQueue = DispatchQueue(label: "larder.tunnel", target: .global())
             let tunnel = Tunnel(
                 client: clientSocket, origin: originSocket, toClient: established, toOrigin: pending,
-                queue: connection.lane.queue, onClose: { _ in }
+                queue: tunnelQueue, onClose: { _ in }
             )
-            tunnel.start()
+            tunnelQueue.async { tunnel.start() }
         }
     }
 }

@@ -21,7 +21,8 @@ public final class ProxyServer: @unchecked Sendable {
     private let state: Mutex<State>
     /// Set once in `init`; it needs `self` for its destination check.
     private(set) var upstream: UpstreamClient!
-    let lanes: [Lane]
+    /// Set once in `init`; each lane asks this server how often to sweep for timeouts.
+    private(set) var lanes: [Lane] = []
     let logger: Logger
     /// Nil when the cache could not be opened: Larder then proxies without caching.
     let store: CacheStore?
@@ -58,10 +59,12 @@ public final class ProxyServer: @unchecked Sendable {
         self.logger = logger
         self.store = store
         self.now = now
-        lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map(Lane.init(index:))
         upstream = UpstreamClient(logger: logger) { [weak self] destination in
             guard let self, let address = IPAddress(bytes: destination.bytes) else { return .allow }
             return self.checkDestination(address, port: destination.port)
+        }
+        lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map { index in
+            Lane(index: index) { [weak self] in self?.timerInterval ?? .seconds(1) }
         }
     }
 
@@ -120,7 +123,7 @@ public final class ProxyServer: @unchecked Sendable {
         }
         if connections.isEmpty { return finish() }
         for connection in connections {
-            connection.lane.queue.async { connection.drain() }
+            connection.lane.execute { connection.drain() }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
     }
@@ -160,7 +163,7 @@ public final class ProxyServer: @unchecked Sendable {
             )
             let connection = Connection(descriptor: descriptor, lane: lane, server: self, limits: limits)
             state.withLock { $0.connections[ObjectIdentifier(connection)] = connection }
-            lane.queue.async { connection.start() }
+            lane.execute { connection.start() }
         }
     }
 

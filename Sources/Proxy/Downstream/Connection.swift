@@ -1,11 +1,12 @@
 import CachePolicy
+import CEpoll
 import Dispatch
 import Glibc
 import HTTPWire
 
 /// Owns one client socket: reads and parses requests, hands each to an `Exchange`, and writes
-/// responses back in order. All state is touched only on `lane.queue`.
-final class Connection: @unchecked Sendable {
+/// responses back in order. All state is touched only on the lane's thread.
+final class Connection: LaneSocket, @unchecked Sendable {
     enum Phase {
         case awaitingHead
         case inExchange
@@ -28,10 +29,15 @@ final class Connection: @unchecked Sendable {
     let server: ProxyServer
     let peer: IPAddress?
     private var parser: RequestParser
-    private let readSource: DispatchSourceRead
-    private let writeSource: DispatchSourceWrite
-    private let timer: DispatchSourceTimer
-    private var readSuspended = false
+    /// While registered with the lane.
+    private var token: UInt64?
+    /// The socket may have bytes (or an end) to read: set by a readiness event, cleared once a read comes up short.
+    private var readReady = false
+    /// The peer hung up or the socket failed: read until the end is seen, even after a short read.
+    private var hangUpSeen = false
+    private var inReadable = false
+    private var readScheduled = false
+    /// Output waits for the socket to become writable.
     private var writeArmed = false
     private var output = OutputQueue()
     private(set) var phase: Phase = .awaitingHead
@@ -45,7 +51,6 @@ final class Connection: @unchecked Sendable {
     private var headStarted: DispatchTime?
     private var framing: Framing = .none
     private var responseBodyBytes = 0
-    private var openSources = 3
     private var draining = false
     /// A `Connection: close` was promised for the current response.
     private var keepAlive = true
@@ -59,42 +64,59 @@ final class Connection: @unchecked Sendable {
         self.server = server
         self.peer = SocketCalls.peerAddress(descriptor)
         self.parser = RequestParser(limits: limits)
-        readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: lane.queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: lane.queue)
-        timer = DispatchSource.makeTimerSource(queue: lane.queue)
     }
 
-    /// Starts reading. Call on `lane.queue`.
+    /// Starts reading. Call on the lane's thread.
     func start() {
-        for source in [readSource, writeSource, timer] as [any DispatchSourceProtocol] {
-            source.setCancelHandler { [self] in sourceCancelled() }
+        guard let token = lane.register(descriptor, self) else {
+            server.logger.error("cannot watch a client socket; closing it", metadata: ["errno": "\(errno)"])
+            phase = .closed
+            release(closingDescriptor: true)
+            return
         }
-        readSource.setEventHandler { [self] in readable() }
-        writeSource.setEventHandler { [self] in flush() }
-        timer.setEventHandler { [self] in checkTimeouts() }
-        let interval = server.timerInterval
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(50))
-        readSource.activate()
-        timer.activate()
-        // A write source fires whenever the socket is writable: it runs only while output waits.
-        writeSource.activate()
-        writeSource.suspend()
+        self.token = token
+    }
+
+    /// Readiness from the lane (edge-triggered: each is told once).
+    func socketEvents(_ events: UInt32) {
+        let failed = EPOLLERR.rawValue | EPOLLHUP.rawValue
+        if events & (EPOLLOUT.rawValue | failed) != 0 && writeArmed {
+            writeArmed = false
+            flush()
+        }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | failed) != 0 {
+            if events & (EPOLLRDHUP.rawValue | failed) != 0 { hangUpSeen = true }
+            readReady = true
+            readable()
+        }
     }
 
     // MARK: Reading
 
+    /// Reads while the socket has bytes and the connection wants them; what is left waits for `resumeReading`.
     private func readable() {
-        guard phase == .awaitingHead || phase == .inExchange else { return }
-        let count = lane.scratch.withUnsafeMutableBytes { buffer in
-            read(descriptor, buffer.baseAddress, buffer.count)
-        }
-        if count > 0 {
-            lastActivity = .now()
-            if phase == .awaitingHead && headStarted == nil { headStarted = lastActivity }
-            lane.scratch.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            processEvents()
-        } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            clientGone()
+        guard !inReadable else { return }
+        inReadable = true
+        defer { inReadable = false }
+        while readReady && wantsBytes {
+            let count = lane.scratch.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress, buffer.count)
+            }
+            if count > 0 {
+                // A short read emptied the socket: the next bytes come with a new event. Not so after a hang-up,
+                // whose end of stream must still be read.
+                if count < lane.scratch.count && !hangUpSeen { readReady = false }
+                lastActivity = .now()
+                if phase == .awaitingHead && headStarted == nil { headStarted = lastActivity }
+                lane.scratch.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                processEvents()
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                readReady = false
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return clientGone()
+            }
         }
     }
 
@@ -145,22 +167,23 @@ final class Connection: @unchecked Sendable {
     /// Reads while a request is being received, and while its response is pending, so that a client
     /// that leaves is noticed at once and its upstream transfer cancelled (as nginx and Squid do, a
     /// half-close counts as leaving). Pipelined bytes wait in the parser, bounded, then in the kernel.
-    private func updateReadInterest() {
-        let wantsBytes: Bool
+    private var wantsBytes: Bool {
         switch phase {
-        case .awaitingHead: wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
+        case .awaitingHead: parser.bufferedByteCount < server.maxBufferedRequestBytes
         case .inExchange where exchange?.requestComplete ?? false:
-            wantsBytes = parser.bufferedByteCount < server.maxBufferedRequestBytes
-        case .inExchange: wantsBytes = !requestBodyBlocked
-        case .closing: wantsBytes = false
-        case .closed, .handedOff: return  // the sources are cancelled; a suspend would keep them alive
+            parser.bufferedByteCount < server.maxBufferedRequestBytes
+        case .inExchange: !requestBodyBlocked
+        case .closing, .closed, .handedOff: false
         }
-        if wantsBytes && readSuspended {
-            readSuspended = false
-            readSource.resume()
-        } else if !wantsBytes && !readSuspended {
-            readSuspended = true
-            readSource.suspend()
+    }
+
+    /// Reads what arrived while bytes were not wanted, now that they are: no new event will tell of them.
+    private func updateReadInterest() {
+        guard readReady, !inReadable, !readScheduled, wantsBytes else { return }
+        readScheduled = true
+        lane.execute { [self] in
+            readScheduled = false
+            readable()
         }
     }
 
@@ -295,17 +318,12 @@ final class Connection: @unchecked Sendable {
             return
         }
         if result == 0 {
+            // The socket is full: the lane says when it drains.
             lastActivity = .now()
-            if !writeArmed {
-                writeArmed = true
-                writeSource.resume()
-            }
+            writeArmed = true
             return
         }
-        if writeArmed {
-            writeArmed = false
-            writeSource.suspend()
-        }
+        writeArmed = false
         if closeWhenFlushed { close() }
     }
 
@@ -322,8 +340,7 @@ final class Connection: @unchecked Sendable {
     func handOff() -> (descriptor: Int32, pending: [UInt8]) {
         let pending = parser.takeBufferedBytes()
         phase = .handedOff
-        exchange = nil
-        stopSources()
+        release(closingDescriptor: false)
         return (descriptor, pending)
     }
 
@@ -341,7 +358,8 @@ final class Connection: @unchecked Sendable {
         close()
     }
 
-    private func checkTimeouts() {
+    /// Called by the lane every sweep.
+    func checkTimeouts() {
         let idle = DispatchTime.now().uptimeNanoseconds - lastActivity.uptimeNanoseconds
         let timeouts = server.config.timeouts
         switch phase {
@@ -369,29 +387,18 @@ final class Connection: @unchecked Sendable {
         guard phase != .closed, phase != .handedOff else { return }
         phase = .closed
         output.removeAll()
-        stopSources()
+        release(closingDescriptor: true)
     }
 
-    private func stopSources() {
-        // Suspended sources must be resumed before cancelling, or their cancel handlers never run.
-        if readSuspended {
-            readSuspended = false
-            readSource.resume()
+    /// Leaves the lane; the server forgets the connection on the lane's next turn, not inside whatever call is
+    /// closing it (the last connection of a drain ends the process's wait).
+    private func release(closingDescriptor: Bool) {
+        if let token {
+            lane.unregister(descriptor, token: token)
+            self.token = nil
         }
-        if !writeArmed {
-            writeArmed = true
-            writeSource.resume()
-        }
-        readSource.cancel()
-        writeSource.cancel()
-        timer.cancel()
-    }
-
-    private func sourceCancelled() {
-        openSources -= 1
-        guard openSources == 0 else { return }
         exchange = nil
-        if phase != .handedOff { Glibc.close(descriptor) }
-        server.connectionClosed(self)
+        if closingDescriptor { Glibc.close(descriptor) }
+        lane.execute { [self] in server.connectionClosed(self) }
     }
 }
