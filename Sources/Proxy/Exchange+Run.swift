@@ -18,7 +18,7 @@ extension Exchange {
     ///    (`Exchange+Queue.swift`).
     func run() {
         guard let head else { return }
-                // Logged as sent until the target is understood, so even a refused request names what it asked for.
+        // Logged as sent until the target is understood, so even a refused request names what it asked for.
         url = head.target
 
         // 1. Who may use the proxy.

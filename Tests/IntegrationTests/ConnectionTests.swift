@@ -104,6 +104,26 @@ struct ConnectionTests {
         #expect(origin.requests.map(\.path) == ["/one", "/two", "/three"])
     }
 
+    @Test("a pipelined burst far larger than Larder buffers, sent in one write, is answered whole and in order")
+    func pipelinedBurst() async throws {
+        // About 600 KiB of heads: Larder stops reading at its buffer limit and must come back for the rest by
+        // itself, with no new readiness event to tell it the bytes are there.
+        let origin = try OriginServer { request in .ok("body of \(request.path)", cacheControl: "max-age=60") }
+        let larder = try await Daemon.start()
+        let client = try await RawClient.connect(port: larder.port)
+        let host = "Host: 127.0.0.1:\(origin.port)\r\n"
+        let padding = "X-Padding: \(String(repeating: "p", count: 2_000))\r\n"
+        let count = 300
+        let burst = (0..<count).map { "GET \(origin.url("/r\($0 % 10)")) HTTP/1.1\r\n\(host)\(padding)\r\n" }.joined()
+        try await client.send(burst)
+        for index in 0..<count {
+            let response = try await client.readResponse()
+            #expect(response.bodyText == "body of /r\(index % 10)", "response \(index)")
+        }
+        // Ten URLs, each fetched once and then served from the cache.
+        #expect(origin.requests.count == 10)
+    }
+
     @Test("a client trickling its request head a byte at a time is still cut off by the header timeout")
     func slowHeadTimeout() async throws {
         let larder = try await Daemon.start(config: #"{"timeouts": {"header": "1s"}}"#)
