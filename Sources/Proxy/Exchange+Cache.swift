@@ -139,8 +139,13 @@ extension Exchange {
                 finish()
             }
         case .file(_, let size, let descriptor):
-            sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
-            streamFile(OpenFile(descriptor), offset: 0, size: size)
+            let file = OpenFile(descriptor)
+            connection.corked {
+                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
+                logBytes += size
+                connection.sendFile(file, length: size)
+                finish()
+            }
         case nil:
             connection.corked {
                 sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
@@ -159,29 +164,6 @@ extension Exchange {
         response.headers.set("Age", RFC9111.ageHeaderValue(age))
         decorate(&response)
         sendHead(response, bodyLength: nil, hasBody: false)
-        finish()
-    }
-
-    /// Streams a large stored body from its file, a few chunks ahead of the socket; the socket's
-    /// progress pulls the rest.
-    private func streamFile(_ file: OpenFile, offset: Int, size: Int) {
-        let chunkSize = 256 * 1024
-        var offset = offset
-        while offset < size {
-            guard connection.phase == .inExchange else { return }
-            var chunk = [UInt8](repeating: 0, count: min(chunkSize, size - offset))
-            let count = chunk.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-            guard count > 0 else { return abort("cache-read-failed") }
-            if count < chunk.count { chunk.removeSubrange(count...) }
-            offset += count
-            if offset < size && connection.pendingOutputBytes + count >= 2 * chunkSize {
-                let lane = connection.lane
-                let resumeAt = offset
-                sendBody(chunk) { lane.execute { self.streamFile(file, offset: resumeAt, size: size) } }
-                return
-            }
-            sendBody(chunk)
-        }
         finish()
     }
 

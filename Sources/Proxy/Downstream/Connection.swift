@@ -255,6 +255,24 @@ final class Connection: LaneSocket, @unchecked Sendable {
         }
     }
 
+    /// Sends `length` bytes of `file` from its start as response body, with `sendfile`: the bytes go
+    /// from the page cache to the socket without passing through Larder.
+    func sendFile(_ file: OpenFile, length: Int, onWritten: (@Sendable () -> Void)? = nil) {
+        guard phase == .inExchange, length > 0 else {
+            onWritten?()
+            return
+        }
+        responseBodyBytes += length
+        let range = OutputQueue.FileRange(file: file, start: 0, length: length)
+        if case .chunked = framing {
+            enqueue(ChunkedEncoding.chunkHeader(size: length), onWritten: nil)
+            enqueue(range, onWritten: nil)
+            enqueue(ChunkedEncoding.chunkTrailer, onWritten: onWritten)
+        } else {
+            enqueue(range, onWritten: onWritten)
+        }
+    }
+
     /// The response is complete; the connection moves on to the next request (or closes).
     func finishResponse() {
         guard phase == .inExchange, let exchange else { return }
@@ -299,6 +317,15 @@ final class Connection: LaneSocket, @unchecked Sendable {
         if !writeArmed && corks == 0 { flush() }
     }
 
+    private func enqueue(_ range: OutputQueue.FileRange, onWritten: (() -> Void)?) {
+        guard phase != .closed, phase != .handedOff else {
+            onWritten?()
+            return
+        }
+        output.append(range, onWritten: onWritten)
+        if !writeArmed && corks == 0 { flush() }
+    }
+
     /// Runs `body` with writes held back, then sends everything it queued in one gathered write:
     /// a response answered at once (a cache hit) leaves in one system call, head and body together.
     func corked(_ body: () -> Void) {
@@ -309,9 +336,17 @@ final class Connection: LaneSocket, @unchecked Sendable {
     }
 
     private func flush() {
+        let descriptor = self.descriptor
         let result = output.drain { vectors in
             let written = writev(descriptor, vectors.baseAddress, Int32(vectors.count))
             return written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : written
+        } sendFile: { file, offset, count in
+            var position = off_t(offset)
+            let sent = sendfile(descriptor, file, &position, count)
+            if sent < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1 }
+            // Nothing left to send before `count`: the file is shorter than its entry said. The response cannot be
+            // completed, so the connection is cut (the client sees less than Content-Length, never other bytes).
+            return sent == 0 ? -1 : sent
         }
         if result < 0 {
             clientGone()

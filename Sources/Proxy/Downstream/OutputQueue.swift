@@ -1,12 +1,24 @@
 import Glibc
 
-/// Bytes waiting for a client socket to accept them, in order. Each chunk may carry an action to
-/// run once it is fully written (flow control for the producer of the bytes).
+/// Bytes waiting for a client socket to accept them, in order: pieces of memory, and ranges of open
+/// files that go out with `sendfile`, never through user space. Each chunk may carry an action to run
+/// once it is fully written (flow control for the producer of the bytes).
 struct OutputQueue {
     struct Chunk {
         var bytes: [UInt8]
+        /// When set, the chunk is `file.length` bytes of this file instead of `bytes`.
+        var file: FileRange?
         var offset = 0
         var onWritten: (() -> Void)?
+
+        var length: Int { file?.length ?? bytes.count }
+    }
+
+    /// `length` bytes of `file` from `start`; the chunk keeps the file open until they are written.
+    struct FileRange {
+        var file: OpenFile
+        var start: Int
+        var length: Int
     }
 
     private var chunks: [Chunk] = []
@@ -26,21 +38,36 @@ struct OutputQueue {
         byteCount += bytes.count
     }
 
+    mutating func append(_ range: FileRange, onWritten: (() -> Void)? = nil) {
+        chunks.append(Chunk(bytes: [], file: range.length > 0 ? range : nil, onWritten: onWritten))
+        byteCount += range.length
+    }
+
     /// The most chunks handed to one `writev`: a response head, its body, and chunked framing fit.
     static let gatherLimit = 16
 
-    /// Hands the unwritten bytes of the first chunks (up to `gatherLimit`) to `write` as one gathered
-    /// write, until it reports 0 or less (would block / error); returns that result, or 1 when
-    /// everything was written. Completed chunks' actions run after their bytes left. One system call
-    /// per response on the hit path, not one per piece.
-    mutating func drain(_ write: (UnsafeBufferPointer<iovec>) -> Int) -> Int {
+    /// Writes the unwritten bytes, in order: runs of memory chunks (up to `gatherLimit`) through `write`
+    /// as one gathered write, file ranges through `send`, until either reports 0 or less (would block /
+    /// error); returns that result, or 1 when everything was written. Completed chunks' actions run after
+    /// their bytes left. One system call per response on the hit path, not one per piece.
+    mutating func drain(
+        _ write: (UnsafeBufferPointer<iovec>) -> Int,
+        sendFile send: (_ descriptor: Int32, _ offset: Int, _ count: Int) -> Int
+    ) -> Int {
         while true {
             completeWrittenChunks()
             if head == chunks.count { break }
-            let end = min(chunks.count, head + Self.gatherLimit)
-            var vectors: [iovec] = []
-            vectors.reserveCapacity(end - head)
-            let written = gather(from: head, to: end, into: &vectors, write)
+            let written: Int
+            if let range = chunks[head].file {
+                let offset = chunks[head].offset
+                written = send(range.file.descriptor, range.start + offset, range.length - offset)
+            } else {
+                var end = head
+                while end < chunks.count && end - head < Self.gatherLimit && chunks[end].file == nil { end += 1 }
+                var vectors: [iovec] = []
+                vectors.reserveCapacity(end - head)
+                written = gather(from: head, to: end, into: &vectors, write)
+            }
             if written <= 0 { return written }
             advance(by: written)
         }
@@ -68,7 +95,7 @@ struct OutputQueue {
         byteCount -= count
         var index = head
         while remaining > 0 && index < chunks.count {
-            let left = chunks[index].bytes.count - chunks[index].offset
+            let left = chunks[index].length - chunks[index].offset
             let taken = min(left, remaining)
             chunks[index].offset += taken
             remaining -= taken
@@ -77,7 +104,7 @@ struct OutputQueue {
     }
 
     private mutating func completeWrittenChunks() {
-        while head < chunks.count && chunks[head].offset == chunks[head].bytes.count {
+        while head < chunks.count && chunks[head].offset == chunks[head].length {
             let action = chunks[head].onWritten
             chunks[head] = Chunk(bytes: [])
             head += 1
