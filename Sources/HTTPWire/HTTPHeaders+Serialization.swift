@@ -21,16 +21,19 @@ extension HTTPHeaders {
     /// Appends `text`, turning NUL, CR and LF into SP (RFC 9110 §5.5), so a value that came from elsewhere
     /// (an origin, a config file) can never end the line early and inject a field or a response.
     static func appendSanitized(_ text: String, to bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        if !utf8.contains(where: isLineBreaking) {
-            bytes.append(contentsOf: utf8)
-            return
-        }
-        for byte in utf8 {
-            bytes.append(isLineBreaking(byte) ? HTTPSyntax.space : byte)
+        text.withUTF8Bytes { utf8 in
+            // Scanning the buffer, then copying it whole, is far cheaper than appending byte by byte.
+            if !utf8.contains(where: isLineBreaking) {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                bytes.append(isLineBreaking(byte) ? HTTPSyntax.space : byte)
+            }
         }
     }
 
+    @inline(__always)
     private static func isLineBreaking(_ byte: UInt8) -> Bool {
         byte == 0 || byte == HTTPSyntax.cr || byte == HTTPSyntax.lf
     }

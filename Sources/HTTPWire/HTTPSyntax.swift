@@ -53,4 +53,17 @@ enum HTTPSyntax {
     static func digitValue(_ byte: UInt8) -> Int? {
         (0x30...0x39).contains(byte) ? Int(byte &- 0x30) : nil
     }
+
+    /// Appends `value` in decimal, as `String(value)` writes it, without building the String.
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(0x2D) }  // "-"
+        var magnitude = value.magnitude
+        var divisor: UInt = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        repeat {
+            bytes.append(0x30 &+ UInt8(truncatingIfNeeded: magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        } while divisor > 0
+    }
 }

@@ -7,7 +7,7 @@ extension RequestHead {
         bytes.append(HTTPSyntax.space)
         HTTPHeaders.appendSanitized(target, to: &bytes)
         bytes.append(HTTPSyntax.space)
-        bytes.append(contentsOf: version.description.utf8)
+        version.append(to: &bytes)
         bytes.append(HTTPSyntax.cr)
         bytes.append(HTTPSyntax.lf)
         headers.serialize(into: &bytes)

@@ -4,9 +4,9 @@ extension ResponseHead {
     public func serialized() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 + reason.utf8.count + headers.serializedSizeEstimate)
-        bytes.append(contentsOf: version.description.utf8)
+        version.append(to: &bytes)
         bytes.append(HTTPSyntax.space)
-        bytes.append(contentsOf: String(status).utf8)
+        HTTPSyntax.appendDecimal(status, to: &bytes)
         bytes.append(HTTPSyntax.space)
         HTTPHeaders.appendSanitized(reason, to: &bytes)
         bytes.append(HTTPSyntax.cr)

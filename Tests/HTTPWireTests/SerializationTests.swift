@@ -21,6 +21,13 @@ func responseHeadSerialized() {
         (ResponseHead(status: 299), "HTTP/1.1 299 \r\n\r\n"),
         (ResponseHead(version: .http1_0, status: 404), "HTTP/1.0 404 Not Found\r\n\r\n"),
         (ResponseHead(status: 502, reason: "Upstream Unreachable"), "HTTP/1.1 502 Upstream Unreachable\r\n\r\n"),
+        (ResponseHead(status: 0), "HTTP/1.1 0 \r\n\r\n"),
+        (ResponseHead(status: 7), "HTTP/1.1 7 \r\n\r\n"),
+        (ResponseHead(status: 100), "HTTP/1.1 100 Continue\r\n\r\n"),
+        (ResponseHead(version: HTTPVersion(major: 2, minor: 10), status: 1009), "HTTP/2.10 1009 \r\n\r\n"),
+        (ResponseHead(status: -12), "HTTP/1.1 -12 \r\n\r\n"),
+        (ResponseHead(status: Int.max), "HTTP/1.1 \(Int.max) \r\n\r\n"),
+        (ResponseHead(status: Int.min), "HTTP/1.1 \(Int.min) \r\n\r\n"),
     ])
 func statusLine(head: ResponseHead, expected: String) {
     #expect(text(head.serialized()) == expected)
@@ -36,6 +43,16 @@ func requestHeadSerialized() {
 func injectionNeutralised() {
     let head = ResponseHead(status: 200, headers: ["X-A": "a\r\nSet-Cookie: evil\u{0}"])
     #expect(text(head.serialized()) == "HTTP/1.1 200 OK\r\nX-A: a  Set-Cookie: evil \r\n\r\n")
+}
+
+@Test("CR, LF and NUL are neutralised in names and reasons too, and other bytes, UTF-8 included, are kept")
+func injectionNeutralisedEverywhere() {
+    let head = ResponseHead(
+        status: 200, reason: "O\nK",
+        headers: HTTPHeaders([HTTPField("X-\r", "caf\u{E9}\u{0}"), HTTPField("X-B", "\t\u{7F}\u{1F600}")]))
+    #expect(text(head.serialized()) == "HTTP/1.1 200 O K\r\nX- : caf\u{E9} \r\nX-B: \t\u{7F}\u{1F600}\r\n\r\n")
+    let request = RequestHead(method: "GE\rT", target: "/a\nb", version: .http1_0, headers: [:])
+    #expect(text(request.serialized()) == "GE T /a b HTTP/1.0\r\n\r\n")
 }
 
 @Test("a serialized request head parses back to itself")

@@ -22,7 +22,9 @@ public struct AgeCalculation: Sendable, Equatable {
 
     /// Runs RFC 9111 §4.2.3 on a stored response.
     public init(response: ResponseHead, times: StoredTimes, now: Int64) {
-        ageValue = response.headers.values("Age").lazy.compactMap(DeltaSeconds.parse).first ?? 0
+        ageValue =
+            response.headers.fields.lazy.filter { $0.name.equalsIgnoringASCIICase("Age") }
+            .compactMap { DeltaSeconds.parse($0.value) }.first ?? 0
         dateValue = RFC9111.dateValue(of: response) ?? times.responseTime
         apparentAge = max(0, times.responseTime - dateValue)
         responseDelay = times.responseTime - times.requestTime

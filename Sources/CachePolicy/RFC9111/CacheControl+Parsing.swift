@@ -19,96 +19,112 @@ extension CacheControl {
     }
 
     /// The parsed value and how many directives were understood, for the `Pragma` rule (RFC 9111 §5.4).
+    /// Runs on every cache look-up (twice: request and stored response), so it reads the field values' bytes in
+    /// place and builds a String only for what it keeps (`no-cache`/`private` field names, malformed names).
     private static func parse(_ headers: HTTPHeaders) -> (value: CacheControl, understood: Int) {
         var result = CacheControl()
         var understood = 0
-        for element in headers.listElements("Cache-Control") {
-            let (name, argument) = split(element)
-            if result.apply(name: name, argument: argument) { understood += 1 }
+        headers.forEachListElement("Cache-Control") { element in
+            if result.apply(element) { understood += 1 }
         }
         return (result, understood)
     }
 
-    /// Splits `name[=argument]` at the first `=`, trims both sides and unquotes a quoted-string argument
-    /// (RFC 9110 §5.6.4).
-    private static func split(_ element: String) -> (name: String, argument: String?) {
-        guard let equals = element.firstIndex(of: "=") else {
-            return (element.trimmingHTTPWhitespace().asciiLowercased, nil)
+    /// Records one list element, `name[=argument]`, split at its first `=` with both sides trimmed; a
+    /// quoted-string argument is unquoted (RFC 9110 §5.6.4). Returns whether the directive is understood.
+    private mutating func apply(_ element: UnsafeBufferPointer<UInt8>) -> Bool {
+        let equals = element.firstIndex(of: 0x3D)
+        let name = ASCII.trimmingWhitespace(UnsafeBufferPointer(rebasing: element[..<(equals ?? element.count)]))
+        guard let directive = CacheDirective(name: name) else { return false }
+        guard let equals else {
+            apply(directive, argument: nil)
+            return true
         }
-        let name = String(element[..<equals]).trimmingHTTPWhitespace().asciiLowercased
-        let raw = String(element[element.index(after: equals)...]).trimmingHTTPWhitespace()
-        return (name, unquote(raw))
+        let raw = ASCII.trimmingWhitespace(UnsafeBufferPointer(rebasing: element[(equals + 1)...]))
+        CacheControl.withUnquoted(raw) { apply(directive, argument: $0) }
+        return true
     }
 
-    /// The content of a quoted-string with its quoted-pairs resolved, or a token unchanged (RFC 9110 §5.6.4).
-    private static func unquote(_ text: String) -> String {
-        guard text.first == "\"" else { return text }
-        var result = ""
+    /// Calls `body` with the content of a quoted-string, its quoted-pairs resolved and anything after the closing
+    /// quote dropped, or with `raw` unchanged when it does not start with a quote (RFC 9110 §5.6.4). Only an
+    /// argument with a backslash needs a copy.
+    private static func withUnquoted(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard raw.first == 0x22 else { return body(raw) }
+        var end = 1
+        while end < raw.count && raw[end] != 0x22 && raw[end] != 0x5C { end += 1 }
+        guard end < raw.count, raw[end] == 0x5C else {
+            return body(UnsafeBufferPointer(rebasing: raw[1..<end]))
+        }
+        var content = Array(raw[1..<end])
         var escaped = false
-        for character in text.dropFirst() {
+        for byte in raw[end...] {
             if escaped {
-                result.append(character)
+                content.append(byte)
                 escaped = false
-            } else if character == "\\" {
+            } else if byte == 0x5C {
                 escaped = true
-            } else if character == "\"" {
+            } else if byte == 0x22 {
                 break
             } else {
-                result.append(character)
+                content.append(byte)
             }
         }
-        return result
+        content.withUnsafeBufferPointer(body)
     }
 
-    /// The field names of a qualified `no-cache` or `private` (RFC 9111 §5.2.2.4, §5.2.2.7).
-    private static func fieldNames(_ argument: String?) -> [String] {
+    /// The field names of a qualified `no-cache` or `private`: the argument split at every comma, trimmed, empty
+    /// ones dropped (RFC 9111 §5.2.2.4, §5.2.2.7).
+    private static func fieldNames(_ argument: UnsafeBufferPointer<UInt8>?) -> [String] {
         guard let argument else { return [] }
-        return argument.split(separator: ",").map { String($0).trimmingHTTPWhitespace() }.filter { !$0.isEmpty }
+        return argument.split(separator: 0x2C, omittingEmptySubsequences: false).compactMap { part in
+            let name = ASCII.trimmingWhitespace(UnsafeBufferPointer(rebasing: part))
+            return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+        }
     }
 
-    /// Records one directive; returns whether it is one this parser understands.
-    private mutating func apply(name: String, argument: String?) -> Bool {
-        switch name {
-        case "max-age": setSeconds(\.maxAge, name, argument)
-        case "s-maxage": setSeconds(\.sMaxAge, name, argument)
-        case "min-fresh": setSeconds(\.minFresh, name, argument)
-        case "stale-while-revalidate": setSeconds(\.staleWhileRevalidate, name, argument)
-        case "stale-if-error": setSeconds(\.staleIfError, name, argument)
-        case "max-stale":
+    /// Records one understood directive.
+    private mutating func apply(_ directive: CacheDirective, argument: UnsafeBufferPointer<UInt8>?) {
+        switch directive {
+        case .maxAge: setSeconds(\.maxAge, directive, argument)
+        case .sMaxAge: setSeconds(\.sMaxAge, directive, argument)
+        case .minFresh: setSeconds(\.minFresh, directive, argument)
+        case .staleWhileRevalidate: setSeconds(\.staleWhileRevalidate, directive, argument)
+        case .staleIfError: setSeconds(\.staleIfError, directive, argument)
+        case .maxStale:
             // RFC 9111 §5.2.1.2: without a value the client accepts any staleness.
             if let argument {
                 if let seconds = DeltaSeconds.parse(argument) {
                     if maxStale == nil { maxStale = .seconds(seconds) }
                 } else {
-                    malformed.append(name)
+                    malformed.append(directive.rawValue)
                 }
             } else if maxStale == nil {
                 maxStale = .any
             }
-        case "no-store": noStore = true
-        case "no-cache":
+        case .noStore: noStore = true
+        case .noCache:
             noCache = true
             noCacheFields.append(contentsOf: CacheControl.fieldNames(argument))
-        case "private":
+        case .private:
             isPrivate = true
             privateFields.append(contentsOf: CacheControl.fieldNames(argument))
-        case "public": isPublic = true
-        case "must-revalidate": mustRevalidate = true
-        case "proxy-revalidate": proxyRevalidate = true
-        case "must-understand": mustUnderstand = true
-        case "no-transform": noTransform = true
-        case "immutable": immutable = true
-        case "only-if-cached": onlyIfCached = true
-        default: return false
+        case .public: isPublic = true
+        case .mustRevalidate: mustRevalidate = true
+        case .proxyRevalidate: proxyRevalidate = true
+        case .mustUnderstand: mustUnderstand = true
+        case .noTransform: noTransform = true
+        case .immutable: immutable = true
+        case .onlyIfCached: onlyIfCached = true
         }
-        return true
     }
 
     /// First valid value wins; an invalid one is ignored and remembered in `malformed` (RFC 9111 §1.2.2, §4.2.1).
-    private mutating func setSeconds(_ path: WritableKeyPath<CacheControl, Int64?>, _ name: String, _ argument: String?)
-    {
+    private mutating func setSeconds(
+        _ path: WritableKeyPath<CacheControl, Int64?>, _ directive: CacheDirective,
+        _ argument: UnsafeBufferPointer<UInt8>?
+    ) {
         guard let argument, let seconds = DeltaSeconds.parse(argument) else {
-            malformed.append(name)
+            malformed.append(directive.rawValue)
             return
         }
         if self[keyPath: path] == nil { self[keyPath: path] = seconds }

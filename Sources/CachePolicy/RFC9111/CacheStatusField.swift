@@ -50,6 +50,7 @@ public struct CacheStatusField: Sendable, Equatable, CustomStringConvertible {
     /// `detail`; boolean parameters appear only when true, as bare keys (RFC 8941 §3.1.2, RFC 9211 §2).
     public var description: String {
         var text = CacheStatusField.item(cache)
+        text.reserveCapacity(64)
         if hit { text += "; hit" }
         if let fwd { text += "; fwd=\(fwd.rawValue)" }
         if let fwdStatus { text += "; fwd-status=\(fwdStatus)" }
@@ -71,10 +72,18 @@ public struct CacheStatusField: Sendable, Equatable, CustomStringConvertible {
         guard let first = text.utf8.first, first == 0x2A || ((first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A) else {
             return false
         }
-        let extra = Set("!#$%&'*+-.^_`|~:/".utf8)
         return text.utf8.allSatisfy { byte in
             let lower = byte | 0x20
-            return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || extra.contains(byte)
+            return (lower >= 0x61 && lower <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || isTokenPunctuation(byte)
+        }
+    }
+
+    /// The punctuation an sf-token may hold after its first character: ``!#$%&'*+-.^_`|~:/``. A switch, not a
+    /// Set, because every response's `Cache-Status` is checked with it.
+    private static func isTokenPunctuation(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x21, 0x23...0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x2F, 0x3A, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
         }
     }
 

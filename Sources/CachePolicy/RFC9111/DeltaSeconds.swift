@@ -6,9 +6,15 @@ public enum DeltaSeconds {
     /// Parses `1*DIGIT`; anything else (sign, space, fraction, empty) is invalid and gives nil.
     /// Values above 2^31, including ones that overflow, become 2^31 (RFC 9111 §1.2.2).
     public static func parse(_ text: Substring) -> Int64? {
-        guard !text.isEmpty else { return nil }
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    /// Parses `1*DIGIT` from bytes, as `parse(_:)` does from text.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !bytes.isEmpty else { return nil }
         var value: Int64 = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             guard byte >= 0x30 && byte <= 0x39 else { return nil }
             if value <= maximum { value = value * 10 + Int64(byte - 0x30) }
         }
@@ -17,6 +23,6 @@ public enum DeltaSeconds {
 
     /// Parses a whole string as `delta-seconds` (RFC 9111 §1.2.2).
     public static func parse(_ text: String) -> Int64? {
-        parse(Substring(text))
+        text.withUTF8Bytes { parse($0) }
     }
 }

@@ -16,7 +16,19 @@ extension RFC9111 {
         responseTime: Int64,
         heuristicCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap
     ) -> FreshnessLifetime {
-        let given = CacheControl(parsing: response.headers)
+        freshnessLifetime(
+            of: response, directives: CacheControl(parsing: response.headers), responseTime: responseTime,
+            heuristicCap: heuristicCap)
+    }
+
+    /// `freshnessLifetime(of:responseTime:heuristicCap:)` with the response's `Cache-Control` already parsed,
+    /// for callers that need the directives too and should not parse them twice.
+    static func freshnessLifetime(
+        of response: ResponseHead,
+        directives given: CacheControl,
+        responseTime: Int64,
+        heuristicCap: Int64
+    ) -> FreshnessLifetime {
         // RFC 9111 §5.2.2.10: s-maxage overrides max-age and Expires in a shared cache.
         if given.hasSMaxAge { return FreshnessLifetime(seconds: given.sMaxAge ?? 0, source: .sMaxAge) }
         // RFC 9111 §5.2.2.1, §5.3: max-age overrides Expires.

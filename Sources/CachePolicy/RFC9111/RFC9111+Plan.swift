@@ -42,7 +42,8 @@ extension RFC9111 {
         let given = CacheControl(parsing: entry.response.headers)
         let age = currentAge(of: entry.response, times: entry.times, now: now)
         let lifetime = freshnessLifetime(
-            of: entry.response, responseTime: entry.times.responseTime, heuristicCap: heuristicFreshnessCap
+            of: entry.response, directives: given, responseTime: entry.times.responseTime,
+            heuristicCap: heuristicFreshnessCap
         ).seconds
         let ttl = lifetime - age
 

@@ -80,6 +80,73 @@ struct CacheControlTests {
         #expect(CacheControl(parsing: fields(["Cache-Control: \(value)"])) == expected)
     }
 
+    static let edgeCases: [(String, CacheControl)] = [
+        (
+            "PUBLIC, Max-Age=60, NO-STORE",
+            directives {
+                $0.isPublic = true
+                $0.maxAge = 60
+                $0.noStore = true
+            }
+        ),
+        (
+            "max-age = 60 ,\tpublic\t",
+            directives {
+                $0.maxAge = 60
+                $0.isPublic = true
+            }
+        ),
+        ("max-age=\"6\\0\"", directives { $0.maxAge = 60 }),
+        ("max-age=\"60\"junk", directives { $0.maxAge = 60 }),
+        ("max-age=\"60", directives { $0.maxAge = 60 }),
+        (
+            "max-age=\"6,0\", public",
+            directives {
+                $0.malformed = ["max-age"]
+                $0.isPublic = true
+            }
+        ),
+        ("max-age=\"\"", directives { $0.malformed = ["max-age"] }),
+        ("max-age=6\"0\"", directives { $0.malformed = ["max-age"] }),
+        ("max-age==60", directives { $0.malformed = ["max-age"] }),
+        ("max-age=60=1", directives { $0.malformed = ["max-age"] }),
+        ("x-ext=\"a\\\", no-store\", private", directives { $0.isPrivate = true }),
+        (
+            "no-cache=\"A,, B ,\", no-cache=\"C\"",
+            directives {
+                $0.noCache = true
+                $0.noCacheFields = ["A", "B", "C"]
+            }
+        ),
+        (
+            "private=\"X-\\\"Q\"",
+            directives {
+                $0.isPrivate = true
+                $0.privateFields = ["X-\"Q"]
+            }
+        ),
+        (
+            "private=\"caf\u{E9}\", max-age=5",
+            directives {
+                $0.isPrivate = true
+                $0.privateFields = ["caf\u{E9}"]
+                $0.maxAge = 5
+            }
+        ),
+        ("max-age=\u{661}\u{662}", directives { $0.malformed = ["max-age"] }),
+        ("m\u{E1}x-age=60, n\u{F6}-store, public", directives { $0.isPublic = true }),
+        ("max-age\u{301}=60", CacheControl()),
+        ("maxage=60, max-agee=1, s-max-age=2", CacheControl()),
+        ("=60, \"max-age=1\"", CacheControl()),
+    ]
+
+    @Test(
+        "byte-level parsing: case, whitespace, quoting, escapes and non-ASCII bytes (§5.2, RFC 9110 §5.6.4)",
+        arguments: edgeCases)
+    func parsesEdgeCases(value: String, expected: CacheControl) {
+        #expect(CacheControl(parsing: fields(["Cache-Control: \(value)"])) == expected)
+    }
+
     static let invalid: [(String, CacheControl)] = [
         ("max-age=abc", directives { $0.malformed = ["max-age"] }),
         ("max-age=-1", directives { $0.malformed = ["max-age"] }),
