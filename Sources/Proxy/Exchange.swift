@@ -11,7 +11,12 @@ final class Exchange: @unchecked Sendable {
     let connection: Connection
     let server: ProxyServer
     /// The config this request runs under, read once: a reload mid-request changes nothing for it.
-    private(set) lazy var config: Config = server.config
+    let settings: Settings
+    /// Reads project into `settings`' stored config, with no copy of the whole struct (a `lazy var` copied it on
+    /// every read, retaining each of its arrays and strings).
+    var config: Config {
+        @inline(__always) get { settings.config }
+    }
     /// Nil when the request head itself could not be parsed.
     let head: RequestHead?
     let framing: BodyFraming
@@ -53,6 +58,7 @@ final class Exchange: @unchecked Sendable {
     init(connection: Connection, head: RequestHead?, framing: BodyFraming) {
         self.connection = connection
         self.server = connection.server
+        self.settings = connection.server.settings
         self.head = head
         self.framing = framing
         // A request without a body is complete with its head; its `.end` event may come later.

@@ -12,7 +12,11 @@ import Upstream
 /// Shared by every connection; its mutable state lives behind `state`'s mutex.
 public final class ProxyServer: @unchecked Sendable {
     struct State {
-        var config: Config
+        var config: Config {
+            didSet { settings = Settings(config) }
+        }
+        /// `config` behind one reference, for the requests that read it.
+        var settings: Settings
         var connections: [ObjectIdentifier: Connection] = [:]
         var draining = false
         var onIdle: (@Sendable () -> Void)?
@@ -55,7 +59,7 @@ public final class ProxyServer: @unchecked Sendable {
         now: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }
     ) {
         self.metricsExporter = metricsExporter
-        state = Mutex(State(config: config))
+        state = Mutex(State(config: config, settings: Settings(config)))
         self.logger = logger
         self.store = store
         self.now = now
@@ -64,11 +68,15 @@ public final class ProxyServer: @unchecked Sendable {
             return self.checkDestination(address, port: destination.port)
         }
         lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map { index in
-            Lane(index: index) { [weak self] in self?.timerInterval ?? .seconds(1) }
+            Lane(index: index) { [weak self] in self?.settings.timerInterval ?? .seconds(1) }
         }
     }
 
     public var config: Config { state.withLock { $0.config } }
+
+    /// The live config, for a request or a connection to keep: one reference to take, not a struct of arrays and
+    /// strings to copy.
+    var settings: Settings { state.withLock { $0.settings } }
 
     /// Binds (or adopts a socket systemd passed in, `inherited`) and starts accepting. Returns the
     /// bound address, e.g. `127.0.0.1:3128`.
@@ -181,19 +189,6 @@ public final class ProxyServer: @unchecked Sendable {
         state.withLock { $0.connections.count > $0.config.limits.maxConnections }
     }
 
-    /// How often connections check their timeouts: fine enough for the shortest one configured.
-    var timerInterval: DispatchTimeInterval {
-        let timeouts = config.timeouts
-        let shortest = min(timeouts.headerMilliseconds, timeouts.idleMilliseconds) / 4
-        return .milliseconds(Int(min(1000, max(50, shortest))))
-    }
-
-    /// Pipelined bytes Larder holds in memory before it stops reading a client.
-    var maxBufferedRequestBytes: Int {
-        let limits = config.limits
-        return limits.maxRequestLineBytes + limits.maxHeaderBytes + 64 * 1024
-    }
-
     /// Whether `host:port` names this proxy's own listener.
     func isOwnAddress(host: String, port: Int) -> Bool {
         guard port == boundPort else { return false }
@@ -207,7 +202,7 @@ public final class ProxyServer: @unchecked Sendable {
 
     /// The verdict for one resolved destination address.
     func checkDestination(_ address: IPAddress, port: Int) -> DestinationVerdict {
-        let config = self.config
+        let config = settings.config
         if config.denyDestinations.contains(where: { $0.contains(address) }) { return .prohibited }
         if port == boundPort, address.isLoopback || address == IPAddress(config.listen.host) { return .loop }
         return .allow

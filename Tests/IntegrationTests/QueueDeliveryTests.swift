@@ -244,11 +244,12 @@ struct QueueDeliveryTests {
     @Test("a write arriving while earlier ones wait for their origin is queued behind them, not sent ahead")
     func laterWriteWaitsItsTurn() async throws {
         let origin = try QueueOrigin()
-        // A long back-off: the earlier request is still waiting when the origin is back and the later one arrives.
+        // A back-off far longer than the test: the earlier request is surely still waiting when the origin is back
+        // and the later one arrives, however slow the machine. An operator's retry then sends both.
         let larder = try await Daemon.start(
             config: #"""
                 {"routes": [{"name": "writes", "match": {"methods": ["POST"]}, "queue": true}],
-                 "queue": {"backoffBase": "2s", "backoffMax": "2s"}}
+                 "queue": {"backoffBase": "10m", "backoffMax": "10m"}}
                 """#)
         let earlier = try QueueReceipt(
             try await Curl.run(QueueConfig.write("POST", origin.url("/log"), body: "create"), via: larder))
@@ -259,7 +260,11 @@ struct QueueDeliveryTests {
         let receipt = try QueueReceipt(later)
         #expect(receipt.position == 2)
         #expect(receipt.reason == "earlier-requests-waiting")
+        #expect(origin.requests.isEmpty)
 
+        let retry = try await Curl.run(
+            ["-X", "POST", "http://127.0.0.1:\(larder.port)/_larder/queue/retry"], via: nil)
+        #expect(retry.status == 200)
         try await CachePoll.until("both delivered", timeout: .seconds(20)) {
             try await QueueSnapshot.read(from: larder).requests.isEmpty
         }

@@ -29,6 +29,9 @@ final class Connection: LaneSocket, @unchecked Sendable {
     let server: ProxyServer
     let peer: IPAddress?
     private var parser: RequestParser
+    /// Pipelined bytes held in memory before the connection stops reading its client; fixed, as `parser`'s limits
+    /// are, when the connection opens.
+    private let maxBufferedRequestBytes: Int
     /// While registered with the lane.
     private var token: UInt64?
     /// The socket may have bytes (or an end) to read: set by a readiness event, cleared once a read comes up short.
@@ -64,6 +67,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
         self.server = server
         self.peer = SocketCalls.peerAddress(descriptor)
         self.parser = RequestParser(limits: limits)
+        self.maxBufferedRequestBytes = server.settings.maxBufferedRequestBytes
     }
 
     /// Starts reading. Call on the lane's thread.
@@ -169,9 +173,9 @@ final class Connection: LaneSocket, @unchecked Sendable {
     /// half-close counts as leaving). Pipelined bytes wait in the parser, bounded, then in the kernel.
     private var wantsBytes: Bool {
         switch phase {
-        case .awaitingHead: parser.bufferedByteCount < server.maxBufferedRequestBytes
+        case .awaitingHead: parser.bufferedByteCount < maxBufferedRequestBytes
         case .inExchange where exchange?.requestComplete ?? false:
-            parser.bufferedByteCount < server.maxBufferedRequestBytes
+            parser.bufferedByteCount < maxBufferedRequestBytes
         case .inExchange: !requestBodyBlocked
         case .closing, .closed, .handedOff: false
         }
@@ -396,7 +400,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
     /// Called by the lane every sweep.
     func checkTimeouts() {
         let idle = DispatchTime.now().uptimeNanoseconds - lastActivity.uptimeNanoseconds
-        let timeouts = server.config.timeouts
+        let timeouts = server.settings.config.timeouts
         switch phase {
         case .awaitingHead where parser.bufferedByteCount > 0 || parser.isInsideMessage:
             let started = (headStarted ?? lastActivity).uptimeNanoseconds
