@@ -29,6 +29,7 @@ public final class CacheStore: Sendable {
     let backoff: WriteBackoff
     let accessClock: AccessClock
     let orphanSweep: OrphanSweep
+    let bodyIDs = BodyIDs()
     /// Seconds since 1970; injected by tests to step through the write back-off.
     let clock: @Sendable () -> Int64
     private let lockDescriptor: Int32
