@@ -3,7 +3,7 @@
 /// ```
 /// CACHE_DIR/index.sqlite          the index (WAL: -wal, -shm beside it)
 /// CACHE_DIR/lock                  held with flock by the one store using the directory
-/// CACHE_DIR/tmp/<random>          bodies being written; anything here at start-up is a leftover
+/// CACHE_DIR/tmp/<body id>         bodies being written; anything here at start-up is a leftover
 /// CACHE_DIR/bodies/xx/<body id>   committed bodies, 16 hex digits, bucketed by the id's low byte
 /// CACHE_DIR/trash-<random>/       a bodies directory `removeAll` set aside, being deleted
 /// ```
@@ -31,8 +31,10 @@ struct BodyFiles: Sendable {
 
     static let trashPrefix = "trash-"
 
-    func newTempPath() -> String {
-        tempDirectory + "/" + BodyFiles.hex(UInt64.random(in: 1...UInt64.max), digits: 16)
+    /// Where the body `bodyID` is written until it commits; ids never repeat within a run, and `tmp/` is emptied
+    /// at start-up, so no two writers share a temp file.
+    func tempPath(for bodyID: UInt64) -> String {
+        tempDirectory + "/" + BodyFiles.hex(bodyID, digits: 16)
     }
 
     /// The body id a file in a bucket is named after, or nil for a stray name.

@@ -156,9 +156,13 @@ extension CacheStore {
         var batch = Batch(failed: prepared.failed)
         let ready = prepared.ready
         let target = limits.diskMaxBytes - limits.diskMaxBytes / 20
+        // Counted before the rows commit, so a lookup never finds a committed row's key absent.
+        var addedKeys: [String] = []
+        for case .commit(let job) in ready { addedKeys.append(job.entry.key) }
+        storedKeys.adding(addedKeys)
         do {
             if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
-            batch = try pool.write { db in
+            batch = try pool.writeTransaction { db in
                 var batch = batch
                 try StoreIndex.touch(db, accessTimes)
                 for write in ready {
@@ -183,7 +187,9 @@ extension CacheStore {
                 batch.totals = try StoreIndex.totals(db)
                 return batch
             }
+            storedKeys.removed((batch.replaced + batch.evicted).lazy.map(\.key))
         } catch {
+            storedKeys.removed(addedKeys)
             batch = Batch(failed: prepared.failed)
             for write in ready {
                 switch write {

@@ -10,13 +10,15 @@ import Logging
 
 extension CacheStore {
     /// All stored variants of `key`, newest first. From the memory tier when it holds the key (no SQLite, no
-    /// disk); else one indexed SQLite query, whose result the tier then keeps.
+    /// disk); nothing when the key set knows the key is not stored; else one indexed SQLite query, whose result
+    /// the tier then keeps.
     public func variants(forKey key: String) -> [StoredEntry] {
         if let held = memory.variants(forKey: key) { return held.map(\.entry) }
+        guard storedKeys.mayHold(key) else { return [] }
         let generation = memory.generation
         let rows: [IndexedVariant]
         do {
-            rows = try pool.read { try StoreIndex.variants($0, key: key, withInlineBodies: true) }
+            rows = try pool.readOneStatement { try StoreIndex.variants($0, key: key, withInlineBodies: true) }
         } catch {
             logger.error("cache index read failed", metadata: ["key": "\(key)", "error": "\(error)"])
             return []
@@ -46,7 +48,10 @@ extension CacheStore {
         case .held, .keyNotHeld:
             // An inline body the tier does not hold comes with its row.
             do {
-                guard let row = try pool.read({ try StoreIndex.variant($0, key: entry.key, variant: entry.variant) })
+                guard
+                    let row = try pool.readOneStatement({
+                        try StoreIndex.variant($0, key: entry.key, variant: entry.variant)
+                    })
                 else { return nil }
                 stored = MemoryVariant(entry: row.entry, crc: row.crc, isInline: row.isInline, body: row.inlineBody)
             } catch {

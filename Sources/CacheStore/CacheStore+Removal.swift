@@ -29,6 +29,7 @@ extension CacheStore {
                 return 0
             }
             memory.removeAll()
+            storedKeys.removedAll()
             verifiedFiles.withLock { $0 = [:] }
             disk.withLock { disk in
                 disk.entries = totals.entries
@@ -63,6 +64,7 @@ extension CacheStore {
                 logger.error("cache removal failed", metadata: ["error": "\(error)"])
                 return 0
             }
+            storedKeys.removed(removed.lazy.map(\.key))
             memory.invalidate(keys: Set(removed.map(\.key)))
             disk.withLock { disk in
                 disk.entries = totals.entries

@@ -12,7 +12,8 @@ import Synchronization
 
 /// The cache's storage: a memory tier (LRU by bytes) over a disk tier (SQLite index plus body files).
 ///
-/// Reads run on the caller's thread: a memory hit takes one mutex; otherwise one indexed SQLite read.
+/// Reads run on the caller's thread: a memory hit takes one mutex; a key never stored, two (`StoredKeys`);
+/// otherwise one indexed SQLite read.
 /// Every index change runs on `writerQueue`, batched into one transaction per drain, and is followed by the
 /// matching memory-tier update, so the tier never shows what the index no longer holds.
 ///
@@ -29,6 +30,8 @@ public final class CacheStore: Sendable {
     let backoff: WriteBackoff
     let accessClock: AccessClock
     let orphanSweep: OrphanSweep
+    let bodyIDs = BodyIDs()
+    let storedKeys = StoredKeys()
     /// Seconds since 1970; injected by tests to step through the write back-off.
     let clock: @Sendable () -> Int64
     private let lockDescriptor: Int32
@@ -138,6 +141,12 @@ public final class CacheStore: Sendable {
         self.orphanSweep = OrphanSweep(pool: pool, files: files, logger: logger)
         self.disk = Mutex(DiskCounters(entries: totals.entries, bytes: totals.bytes))
         orphanSweep.start()
+        do {
+            // Taken before any index change can run (the writer queue has nothing yet), as `load` requires.
+            storedKeys.load(from: try pool.makeSnapshot(), expectedRows: totals.entries, faults: faults, logger: logger)
+        } catch {
+            logger.error("cache key set could not be loaded", metadata: ["error": "\(error)"])
+        }
         if totals.bytes > limits.diskMaxBytes {
             // The budget shrank since the last run.
             writerQueue.async { self.drain() }
@@ -146,6 +155,7 @@ public final class CacheStore: Sendable {
 
     deinit {
         orphanSweep.cancelAndWait()
+        storedKeys.cancelAndWait()
         close(lockDescriptor)
     }
 
@@ -187,5 +197,16 @@ public final class CacheStore: Sendable {
     /// Waits for the start-up orphan sweep (tests).
     package func waitForOrphanSweep() {
         orphanSweep.wait()
+    }
+
+    /// Waits until the set of stored keys is loaded, and says whether it was (tests).
+    package func waitForStoredKeys() -> Bool {
+        storedKeys.waitForLoad()
+        return storedKeys.isLoaded
+    }
+
+    /// What the set of stored keys says of `key`: false means "certainly not stored" (tests).
+    package func storedKeysMayHold(_ key: String) -> Bool {
+        storedKeys.mayHold(key)
     }
 }

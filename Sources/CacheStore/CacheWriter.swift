@@ -55,8 +55,8 @@ public final class CacheWriter: @unchecked Sendable {
         self.store = store
         self.entry = entry
         self.expectedSize = expectedSize
-        self.bodyID = UInt64.random(in: 1...UInt64.max)
-        self.tempPath = store.files.newTempPath()
+        self.bodyID = store.bodyIDs.next()
+        self.tempPath = store.files.tempPath(for: bodyID)
         self.fileQueue = DispatchQueue(label: "larder.store.body", target: store.bodyQueue)
     }
 

@@ -102,7 +102,7 @@ enum StoreIndex {
     }
 
     static func totals(_ db: Database) throws -> (entries: Int, bytes: Int) {
-        let row = try Row.fetchOne(db, sql: "SELECT entries, bytes FROM totals WHERE id = 1")
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT entries, bytes FROM totals WHERE id = 1"))
         return (row?[0] ?? 0, row?[1] ?? 0)
     }
 
@@ -176,12 +176,12 @@ enum StoreIndex {
         _ db: Database, key: String, variant: String, head: ResponseHead, requestTime: Int64, responseTime: Int64
     ) throws -> Bool {
         let blob = HeadCodec.encode(head)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE entry SET charge = charge - length(head) + ?, head = ?, request_time = ?, response_time = ?
                 WHERE key = ? AND variant = ?
-                """,
-            arguments: [blob.count, Data(blob), requestTime, responseTime, key, variant])
+                """
+        ).execute(arguments: [blob.count, Data(blob), requestTime, responseTime, key, variant])
         return db.changesCount > 0
     }
 

@@ -22,6 +22,8 @@ public final class UpstreamClient: @unchecked Sendable {
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
     private let logger: Logger
     private let stopped = Mutex(false)
+    /// Touched only on `thread`.
+    private var handles = EasyHandlePool()
 
     /// - Parameter checkDestination: consulted for every address before libcurl connects to it.
     public init(
@@ -105,7 +107,7 @@ public final class UpstreamClient: @unchecked Sendable {
     }
 
     private func begin(_ transfer: UpstreamTransfer) {
-        guard let easy = curl_easy_init() else {
+        guard let easy = handles.take() else {
             transfer.finish(with: CURLE_OUT_OF_MEMORY)
             return
         }
@@ -126,7 +128,12 @@ public final class UpstreamClient: @unchecked Sendable {
         guard let handle = transfer.handle else { return }
         if let result { transfer.finish(with: result) }
         curl_multi_remove_handle(multi, handle)
-        curl_easy_cleanup(handle)
+        if result != nil {
+            handles.reuse(handle)
+        } else {
+            // Cancelled mid-transfer, perhaps paused: not worth trusting to a reset.
+            curl_easy_cleanup(handle)
+        }
         curl_slist_free_all(transfer.headerList)
         transfer.handle = nil
         transfer.headerList = nil
