@@ -30,8 +30,8 @@ let package = Package(
         ),
         // zlib's crc32, for body checksums.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        // epoll and eventfd (Linux headers), for the connection lanes' event loops.
-        .systemLibrary(name: "CEpoll", path: "Sources/CEpoll"),
+        // Linux calls Glibc leaves out: epoll, eventfd, the CPU affinity mask.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(
             name: "CacheStore",
             dependencies: [
@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "Proxy",
             dependencies: [
-                "HTTPWire", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream", "CEpoll",
+                "HTTPWire", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),

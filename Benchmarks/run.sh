@@ -14,6 +14,7 @@
 #   BENCH_WRK_THREADS=1         wrk threads (one per client core)
 #   BENCH_STORE_TEST=0          1: also run the store's million-entry start-up test (LARDER_STORE_BENCH=1)
 #   BENCH_KEEP=0                1: keep the temporary directory (configs, logs, caches)
+#   BENCH_ONLY="1k-c50 miss-c50"  run only these workloads (also "big", "startup"); prints, leaves latest.md alone
 #   BENCH_TMP=dir               where that directory goes; both caches live in it. Default /dev/shm (tmpfs) when
 #                               it has 4 GiB free, else /tmp. On this machine's ext4, nginx's miss path (a file and
 #                               directories per entry) swung from 0.6k to 7k req/s with how many files other work had
@@ -541,8 +542,8 @@ report() {
         printf '| %s | %s (%s) | %s (%s) | %s (%s) | %s | %s | %s |\n' "$temperature" \
             "$(printf '%.3f' "$t_d")" "$(mbps64 "$t_d")" "$(printf '%.3f' "$t_l")" "$(mbps64 "$t_l")" \
             "$(printf '%.3f' "$t_n")" "$(mbps64 "$t_n")" \
-            "$(awk -v t=$temperature '$1 == "larder" && $2 == t { print $5 }' <<<"$BIG" | sort | uniq -c | awk '{ printf "%s%s×%s", NR > 1 ? ", " : "", $1, $2 }')" \
-            "$(awk -v t=$temperature '$1 == "nginx" && $2 == t { print $5 }' <<<"$BIG" | sort | uniq -c | awk '{ printf "%s%s×%s", NR > 1 ? ", " : "", $1, $2 }')" \
+            "$(awk -v t=$temperature '$1 == "larder" && $2 == t { print $5 }' <<<"$BIG" | sort | uniq -c | awk '{ printf "%s%s×%s", (NR > 1 ? ", " : ""), $1, $2 }')" \
+            "$(awk -v t=$temperature '$1 == "nginx" && $2 == t { print $5 }' <<<"$BIG" | sort | uniq -c | awk '{ printf "%s%s×%s", (NR > 1 ? ", " : ""), $1, $2 }')" \
             "$(ratio "$t_l" "$t_n")"
     done
     echo
@@ -577,6 +578,9 @@ miss-c50 miss (new URL each), 50 conns"
 
 # ---------------------------------------------------------------------------------------------- main
 
+# wanted(workload): whether BENCH_ONLY (space-separated workloads, plus "big" and "startup") selects it; all when unset.
+wanted() { [[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $1 "* ]]; }
+
 main() {
     need_tools
     build_larder
@@ -598,15 +602,21 @@ main() {
     start_nginx_proxy
 
     local all=(direct larder nginx)
-    measure 1k-c50 /1k 50 0 "${all[@]}"
-    measure 16k-c50 /16k 50 0 "${all[@]}"
-    measure 1m-c10 /1m 10 0 "${all[@]}"
-    measure 1k-c10 /1k 10 0 "${all[@]}"
-    measure 1k-c100 /1k 100 0 "${all[@]}"
-    measure 1k-c1000 /1k 1000 0 "${all[@]}"
-    measure miss-c50 /miss/ 50 1 direct larder nginx nginx-pool
-    measure_big
-    measure_startup
+    wanted 1k-c50 && measure 1k-c50 /1k 50 0 "${all[@]}"
+    wanted 16k-c50 && measure 16k-c50 /16k 50 0 "${all[@]}"
+    wanted 1m-c10 && measure 1m-c10 /1m 10 0 "${all[@]}"
+    wanted 1k-c10 && measure 1k-c10 /1k 10 0 "${all[@]}"
+    wanted 1k-c100 && measure 1k-c100 /1k 100 0 "${all[@]}"
+    wanted 1k-c1000 && measure 1k-c1000 /1k 1000 0 "${all[@]}"
+    wanted miss-c50 && measure miss-c50 /miss/ 50 1 direct larder nginx nginx-pool
+    wanted big && measure_big
+    wanted startup && measure_startup
+    if [[ -n ${BENCH_ONLY:-} ]]; then
+        echo
+        report
+        say "BENCH_ONLY=$BENCH_ONLY: a partial run, Benchmarks/results/latest.md left as it was"
+        return
+    fi
 
     if [[ ${BENCH_STORE_TEST:-0} == 1 ]]; then
         say "store test: 1,000,000 entries (swift test, release)"

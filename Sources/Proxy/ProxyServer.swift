@@ -1,3 +1,4 @@
+import CLinux
 import CachePolicy
 import CacheStore
 import Dispatch
@@ -67,7 +68,9 @@ public final class ProxyServer: @unchecked Sendable {
             guard let self, let address = IPAddress(bytes: destination.bytes) else { return .allow }
             return self.checkDestination(address, port: destination.port)
         }
-        lanes = (0..<max(2, ProcessInfoLite.activeProcessorCount)).map { index in
+        // One lane per CPU the process may use: two lanes time-sliced on one CPU would make each lane's clients
+        // wait out the other's slices (milliseconds at the 99th percentile).
+        lanes = (0..<Int(larder_usable_cpu_count())).map { index in
             Lane(index: index) { [weak self] in self?.settings.timerInterval ?? .seconds(1) }
         }
     }
@@ -250,9 +253,4 @@ public final class ProxyServer: @unchecked Sendable {
         if let error = exchange.logError { metadata["error"] = "\(error.proxyStatusType)" }
         logger.info("access", metadata: metadata)
     }
-}
-
-/// The processor count without full Foundation.
-enum ProcessInfoLite {
-    static var activeProcessorCount: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

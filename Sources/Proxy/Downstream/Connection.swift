@@ -1,5 +1,5 @@
 import CachePolicy
-import CEpoll
+import CLinux
 import Dispatch
 import Glibc
 import HTTPWire
