@@ -1,19 +1,18 @@
 // What Swift's Glibc module leaves out: epoll and eventfd for the lanes' event loops, and the CPU affinity mask
-// for how many lanes to run.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <sched.h>
+// for how many lanes to run. (No _GNU_SOURCE here: it would change Glibc's own types under Swift's feet, so the
+// affinity mask is read with the raw system call.)
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 
 /// The CPUs this process may run on (its affinity mask, as `taskset` or systemd's CPUAffinity= set it), at least 1.
 static inline int larder_usable_cpu_count(void) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int count = CPU_COUNT(&set);
+    unsigned long mask[16] = {0};  // 1024 CPUs
+    long written = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (written > 0) {
+        int count = 0;
+        for (long word = 0; word < written / (long)sizeof mask[0]; word++) count += __builtin_popcountl(mask[word]);
         if (count > 0) return count;
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);

@@ -128,29 +128,44 @@ extension Exchange {
         cacheStatus = status.rawValue
         statusField = field
         servedFromCache = true
-        var response = entry.head
-        response.headers.set("Age", RFC9111.ageHeaderValue(age))
+        // The stored head as it was, then the fields of this answer, written once: no copy of the stored fields to
+        // edit one look-up at a time.
+        let stored = entry.head
+        var response = ResponseHeadBuilder(statusLineOf: stored, extraCapacity: 192)
+        response.add(fieldsOf: stored.headers, skipping: Self.isReplacedOnHit)
+        response.add("Age", RFC9111.ageHeaderValue(age))
         decorate(&response)
-        switch body {
-        case .bytes(let bytes):
-            connection.corked {
-                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
+        // HEAD gets the stored GET's length (RFC 9110 §9.3.2); a status without content gets none.
+        let length = ResponseHead.hasBody(status: stored.status, requestMethod: "GET") ? entry.bodySize : nil
+        let sendsBody = hasBody && length != nil
+        connection.corked {
+            sendHead(response, status: stored.status, contentLength: length, hasBody: sendsBody)
+            switch body {
+            case .bytes(let bytes) where sendsBody:
                 sendBody(bytes)
-                finish()
-            }
-        case .file(_, let size, let descriptor):
-            let file = OpenFile(descriptor)
-            connection.corked {
-                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
+            case .file(_, let size, let descriptor) where sendsBody:
                 logBytes += size
-                connection.sendFile(file, length: size)
-                finish()
+                connection.sendFile(OpenFile(descriptor), length: size)
+            case .file(_, _, let descriptor):
+                Glibc.close(descriptor)
+            case .bytes, nil:
+                break
             }
-        case nil:
-            connection.corked {
-                sendHead(response, bodyLength: entry.bodySize, hasBody: hasBody)
-                finish()
-            }
+            finish()
+        }
+    }
+
+    /// Fields of a stored head that every answer from the cache writes anew: its age and cache status, and the
+    /// framing and connection fields, which belong to this connection.
+    static func isReplacedOnHit(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 3: name.equalsIgnoringASCIICase("Age")
+        case 7: name.equalsIgnoringASCIICase("X-Cache")
+        case 10: name.equalsIgnoringASCIICase("Connection")
+        case 12: name.equalsIgnoringASCIICase("Cache-Status")
+        case 14: name.equalsIgnoringASCIICase("Content-Length")
+        case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
+        default: false
         }
     }
 
@@ -169,20 +184,29 @@ extension Exchange {
 
     /// Adds the fields every response from Larder carries: `Via`, `X-Cache`, `Cache-Status`.
     func decorate(_ response: inout ResponseHead) {
-        response.headers.add("Via", "1.1 \(config.viaName)")
+        response.headers.add("Via", settings.responseVia)
         response.headers.set("X-Cache", cacheStatus)
+        response.headers.set("Cache-Status", cacheStatusValue)
+    }
+
+    /// The same fields, for a head being written.
+    func decorate(_ response: inout ResponseHeadBuilder) {
+        response.add("Via", settings.responseVia)
+        response.add("X-Cache", cacheStatus)
+        response.add("Cache-Status", cacheStatusValue)
+    }
+
+    private var cacheStatusValue: String {
         var field = statusField
         if field.key == nil, let shaped = shapedKey { field.key = shaped }
-        response.headers.set("Cache-Status", field.description)
+        return field.description
     }
 
     /// The key looked up, when the route's `key` options or `storeAuthorized` made it differ from the default
     /// (method and URL): `Cache-Status: key=` shows what was looked up (RFC 9211 §2.7).
     private var shapedKey: String? {
         guard let lookup, let head else { return nil }
-        let isDefault =
-            lookup.route.options.key.isDefault && lookup.key == CacheKey.primary(method: head.method, url: lookup.url)
-        return isDefault ? nil : lookup.key
+        return CacheKey.isPrimary(request: head, route: lookup.route) ? nil : lookup.key
     }
 }
 

@@ -160,6 +160,12 @@ final class Exchange: @unchecked Sendable {
         connection.sendHead(head, bodyLength: bodyLength, hasBody: hasBody)
     }
 
+    func sendHead(_ head: consuming ResponseHeadBuilder, status: Int, contentLength: Int?, hasBody: Bool) {
+        headSent = true
+        logStatus = status
+        connection.sendHead(head, contentLength: contentLength, hasBody: hasBody)
+    }
+
     func sendBody(_ bytes: [UInt8], onWritten: (@Sendable () -> Void)? = nil) {
         logBytes += bytes.count
         connection.sendBody(bytes, onWritten: onWritten)

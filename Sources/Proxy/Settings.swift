@@ -9,6 +9,8 @@ final class Settings: Sendable {
     let maxBufferedRequestBytes: Int
     /// How often connections check their timeouts: fine enough for the shortest one configured.
     let timerInterval: DispatchTimeInterval
+    /// The `Via` value Larder adds to responses (RFC 9110 §7.6.3).
+    let responseVia: String
 
     init(_ config: Config) {
         self.config = config
@@ -17,5 +19,6 @@ final class Settings: Sendable {
         let timeouts = config.timeouts
         let shortest = min(timeouts.headerMilliseconds, timeouts.idleMilliseconds) / 4
         timerInterval = .milliseconds(Int(min(1000, max(50, shortest))))
+        responseVia = "1.1 \(config.viaName)"
     }
 }

@@ -82,6 +82,34 @@ struct CacheBasicsTests {
         #expect(origin.requests.count == 1)
     }
 
+    @Test("a HIT carries the stored fields in the origin's order, repeats kept, with one Age, X-Cache, Cache-Status and length each")
+    func hitHeadFields() async throws {
+        let origin = try OriginServer { _ in
+            OriginResponse(
+                headers: [
+                    ("Cache-Control", "max-age=60"), ("X-First", "1"), ("Link", "</a>; rel=preload"),
+                    ("Link", "</b>; rel=preload"), ("X-Cache", "HIT from upstream"), ("Age", "2"),
+                    ("Cache-Status", "upstream; hit"), ("X-Last", "z"),
+                ],
+                body: .bytes(Array("stored".utf8)))
+        }
+        let larder = try await Daemon.start()
+        let url = origin.url("/fields")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        let hit = try await Curl.get(url, via: larder)
+        #expect(hit.xCache == "HIT")
+        #expect(hit.bodyText == "stored")
+        let origins = hit.headers.map(\.name).filter { ["X-First", "Link", "X-Last"].contains($0) }
+        #expect(origins == ["X-First", "Link", "Link", "X-Last"])
+        #expect(hit.headers("Link") == ["</a>; rel=preload", "</b>; rel=preload"])
+        for name in ["Age", "X-Cache", "Cache-Status", "Content-Length", "Via"] {
+            #expect(hit.headers(name).count == 1, "\(name): \(hit.headers(name))")
+        }
+        #expect(hit.header("Content-Length") == "6")
+        #expect(hit.header("Cache-Status")?.hasPrefix("larder; hit") == true)
+        #expect(Int(hit.header("Age") ?? "") ?? -1 >= 2)
+    }
+
     @Test("Age is sent on every hit and grows while the entry sits in the cache")
     func ageGrows() async throws {
         let origin = try OriginServer { _ in .ok("aging", cacheControl: "max-age=600", [OriginResponse.dateHeader()]) }

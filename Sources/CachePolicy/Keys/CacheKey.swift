@@ -32,11 +32,9 @@ public enum CacheKey {
         bodyDigest: String? = nil,
         credentialDigest: (String) -> String
     ) -> String {
+        if isPrimary(request: request, route: route) { return primary(method: method, url: url) }
         let options = route.options.key
         let digestsAuthorization = route.options.storeAuthorized && !options.headers.contains("authorization")
-        if options.isDefault && !(digestsAuthorization && request.headers.contains("Authorization")) {
-            return primary(method: method, url: url)
-        }
         var key = ""
         if let version = options.version { key += version + " " }
         key += method == "HEAD" ? "GET" : method
@@ -62,6 +60,15 @@ public enum CacheKey {
         }
         if options.body, let bodyDigest { key += " body=" + bodyDigest }
         return key
+    }
+
+    /// Whether `derive` gives `request` on `route` its `primary` key: the route's `key` options are the default, and
+    /// no `Authorization` digest joins it.
+    public static func isPrimary(request: RequestHead, route: Route) -> Bool {
+        let options = route.options.key
+        guard options.isDefault else { return false }
+        let digestsAuthorization = route.options.storeAuthorized && !options.headers.contains("authorization")
+        return !(digestsAuthorization && request.headers.contains("Authorization"))
     }
 
     /// The query's parameters that join the key, in order or sorted by name (a stable sort, so repeats of one name

@@ -211,6 +211,22 @@ final class Connection: LaneSocket, @unchecked Sendable {
         enqueue(bytes, onWritten: nil)
     }
 
+    /// Starts a response whose fields the caller wrote (a stored head and the fields of the moment), none of them
+    /// `Content-Length`, `Transfer-Encoding` or `Connection`: adds `Content-Length` when given, which also frames a
+    /// body, and the connection-management fields.
+    func sendHead(_ head: consuming ResponseHeadBuilder, contentLength: Int?, hasBody: Bool) {
+        if let contentLength { head.add("Content-Length", contentLength) }
+        framing = hasBody ? .length(contentLength ?? 0) : .none
+        if draining { keepAlive = false }
+        if !keepAlive {
+            head.add("Connection", "close")
+        } else if requestVersion == .http1_0 {
+            head.add("Connection", "keep-alive")
+        }
+        responseBodyBytes = 0
+        enqueue(head.finished(), onWritten: nil)
+    }
+
     /// Starts a response: picks the framing and adds the connection-management fields.
     func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool) {
         var head = head

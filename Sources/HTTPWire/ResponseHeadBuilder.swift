@@ -1,0 +1,53 @@
+/// Writes a response head straight into bytes: the status line, fields in the order they are added, then the empty
+/// line. For a head assembled from a stored one plus a few fields of the moment (a cache hit), this replaces copying
+/// the stored `ResponseHead`, editing its fields one look-up at a time and serializing the result.
+///
+/// Values are sanitized as `serialized()` does: NUL, CR and LF become spaces, so no value can end a line early.
+public struct ResponseHeadBuilder: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    /// Starts with the status line of `head`, with room for its fields and `extraCapacity` bytes more.
+    public init(statusLineOf head: ResponseHead, extraCapacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(16 + head.reason.utf8.count + head.headers.serializedSizeEstimate + extraCapacity)
+        head.version.append(to: &bytes)
+        bytes.append(HTTPSyntax.space)
+        HTTPSyntax.appendDecimal(head.status, to: &bytes)
+        bytes.append(HTTPSyntax.space)
+        HTTPHeaders.appendSanitized(head.reason, to: &bytes)
+        bytes.append(HTTPSyntax.cr)
+        bytes.append(HTTPSyntax.lf)
+    }
+
+    /// Appends every field of `headers`, in order, but those `skip` names.
+    public mutating func add(fieldsOf headers: HTTPHeaders, skipping skip: (String) -> Bool) {
+        for field in headers.fields where !skip(field.name) {
+            add(field.name, field.value)
+        }
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        HTTPHeaders.appendSanitized(name, to: &bytes)
+        bytes.append(HTTPSyntax.colon)
+        bytes.append(HTTPSyntax.space)
+        HTTPHeaders.appendSanitized(value, to: &bytes)
+        bytes.append(HTTPSyntax.cr)
+        bytes.append(HTTPSyntax.lf)
+    }
+
+    public mutating func add(_ name: String, _ value: Int) {
+        HTTPHeaders.appendSanitized(name, to: &bytes)
+        bytes.append(HTTPSyntax.colon)
+        bytes.append(HTTPSyntax.space)
+        HTTPSyntax.appendDecimal(value, to: &bytes)
+        bytes.append(HTTPSyntax.cr)
+        bytes.append(HTTPSyntax.lf)
+    }
+
+    /// The head's bytes, ended by the empty line.
+    public consuming func finished() -> [UInt8] {
+        bytes.append(HTTPSyntax.cr)
+        bytes.append(HTTPSyntax.lf)
+        return bytes
+    }
+}
