@@ -18,11 +18,15 @@ extension Exchange {
             bodyDigest: body.map(Digest.sha256Hex), credentialDigest: { Digest.sha256Hex(Array($0.utf8)) }
         )
         let variants = storedBodyLost ? [] : store.variants(forKey: key)
-        let entry = variants.first { $0.matches(head) } ?? variants.first
+        // The matching variant, else the newest, which the decision then finds does not match (a vary-miss).
+        let entry = variants.count == 1 ? variants.first : variants.first { $0.matches(head) } ?? variants.first
         lookup = CacheLookup(key: key, url: url, route: route, entry: entry, now: now, collapsed: collapsed, requestBody: body)
+        let cap = config.cache.heuristicMaxAgeSeconds
+        var view = entry?.view
+        if let entry { view?.facts = connection.lane.responseFacts.facts(for: entry, heuristicCap: cap) }
         let decision = PolicyDecision(
-            request: head, route: route, entry: entry?.view, key: key, now: now,
-            backoff: server.backoff(for: url), heuristicFreshnessCap: config.cache.heuristicMaxAgeSeconds
+            request: head, route: route, entry: view, key: key, now: now,
+            backoff: server.backoff(for: url), heuristicFreshnessCap: cap
         )
         let again: @Sendable () -> Void = { [self] in answerFromCache(url, head: head, route: route, store: store, body: body, collapsed: true) }
         switch decision {

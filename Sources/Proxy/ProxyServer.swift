@@ -36,6 +36,9 @@ public final class ProxyServer: @unchecked Sendable {
     let metrics = ProxyMetrics()
     /// Recent failures per origin (`scheme://host:port`), for the routes' error back-off.
     private let backoffs = Mutex<[String: ErrorBackoff]>([:])
+    /// How many origins `backoffs` holds, readable without its lock: nearly always 0, and then a request needs
+    /// neither the lock nor the origin's name.
+    private let failingOrigins = Atomic<Int>(0)
     /// The offline queue, once attached (it needs `upstream`, which this server creates).
     private let queueBox = Mutex<ReplayQueue?>(nil)
     var replayQueue: ReplayQueue? { queueBox.withLock { $0 } }
@@ -212,6 +215,7 @@ public final class ProxyServer: @unchecked Sendable {
     }
 
     func backoff(for url: AbsoluteURL) -> ErrorBackoff {
+        guard failingOrigins.load(ordering: .acquiring) > 0 else { return ErrorBackoff() }
         let origin = ErrorBackoff.origin(of: url)
         return backoffs.withLock { $0[origin] } ?? ErrorBackoff()
     }
@@ -219,14 +223,20 @@ public final class ProxyServer: @unchecked Sendable {
     func recordOriginFailure(_ url: AbsoluteURL) {
         let origin = ErrorBackoff.origin(of: url)
         let now = self.now()
-        backoffs.withLock { $0[origin, default: ErrorBackoff()].recordFailure(at: now) }
+        backoffs.withLock { backoffs in
+            backoffs[origin, default: ErrorBackoff()].recordFailure(at: now)
+            failingOrigins.store(backoffs.count, ordering: .releasing)
+        }
     }
 
     func recordOriginSuccess(_ url: AbsoluteURL) {
-        let origin = ErrorBackoff.origin(of: url)
-        // Most requests go to healthy origins: no write (and no entry) unless one had failed.
-        backoffs.withLock { backoffs in
-            if backoffs[origin] != nil { backoffs[origin] = nil }
+        // Most requests go to healthy origins: no lock, no write (and no entry) unless one had failed.
+        if failingOrigins.load(ordering: .acquiring) > 0 {
+            let origin = ErrorBackoff.origin(of: url)
+            backoffs.withLock { backoffs in
+                if backoffs[origin] != nil { backoffs[origin] = nil }
+                failingOrigins.store(backoffs.count, ordering: .releasing)
+            }
         }
         replayQueue?.nudge(origin: ReplayQueue.origin(of: url))
     }

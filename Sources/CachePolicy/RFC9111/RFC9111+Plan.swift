@@ -30,8 +30,9 @@ extension RFC9111 {
             asked.onlyIfCached ? .onlyIfCachedMiss : .forward(reason: reason)
         }
         guard let entry else { return toOrigin(.uriMiss) }
-        let vary = VaryMatch.fieldNames(in: entry.response)
-        guard VaryMatch.matches(vary: vary, storedRequestHeaders: entry.requestHeaders, request: request) else {
+        let facts = entry.facts(cap: heuristicFreshnessCap)
+        guard VaryMatch.matches(vary: facts.varyNames, storedRequestHeaders: entry.requestHeaders, request: request)
+        else {
             return toOrigin(.varyMiss)
         }
         // RFC 9111 §4.3.2: preconditions that only apply to the origin are not the cache's to evaluate.
@@ -39,13 +40,9 @@ extension RFC9111 {
             return toOrigin(.request)
         }
 
-        let given = CacheControl(parsing: entry.response.headers)
-        let age = currentAge(of: entry.response, times: entry.times, now: now)
-        let lifetime = freshnessLifetime(
-            of: entry.response, directives: given, responseTime: entry.times.responseTime,
-            heuristicCap: heuristicFreshnessCap
-        ).seconds
-        let ttl = lifetime - age
+        let given = facts.directives
+        let age = facts.currentAge(now: now)
+        let ttl = facts.lifetime.seconds - age
 
         // RFC 9111 §4.3.1: validate when the entry has a validator, else fetch anew.
         func validate(_ reason: ForwardReason) -> CachePlan {

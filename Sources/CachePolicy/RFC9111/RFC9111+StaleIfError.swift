@@ -11,14 +11,12 @@ extension RFC9111 {
         requestCacheControl: CacheControl,
         heuristicFreshnessCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap
     ) -> Bool {
-        let given = CacheControl(parsing: entry.response.headers)
+        let facts = entry.facts(cap: heuristicFreshnessCap)
+        let given = facts.directives
         guard !given.forbidsStale, let limit = requestCacheControl.staleIfError ?? given.staleIfError else {
             return false
         }
-        let lifetime = freshnessLifetime(
-            of: entry.response, responseTime: entry.times.responseTime, heuristicCap: heuristicFreshnessCap
-        ).seconds
-        let staleness = currentAge(of: entry.response, times: entry.times, now: now) - lifetime
+        let staleness = facts.currentAge(now: now) - facts.lifetime.seconds
         return staleness <= limit
     }
 }

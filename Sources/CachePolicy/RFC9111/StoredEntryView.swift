@@ -8,10 +8,16 @@ public struct StoredEntryView: Sendable, Equatable {
     public var times: StoredTimes
     /// The stored request's header fields, at least those named by the response's `Vary` (RFC 9111 §4.1).
     public var requestHeaders: HTTPHeaders
+    /// `response` already parsed, by a caller that keeps the facts of responses it serves often; nil to parse here.
+    /// They must have been read from this very `response` (see `StoredResponseFacts`).
+    public var facts: StoredResponseFacts?
 
-    public init(response: ResponseHead, times: StoredTimes, requestHeaders: HTTPHeaders) {
+    public init(
+        response: ResponseHead, times: StoredTimes, requestHeaders: HTTPHeaders, facts: StoredResponseFacts? = nil
+    ) {
         self.response = response
         self.times = times
         self.requestHeaders = requestHeaders
+        self.facts = facts
     }
 }

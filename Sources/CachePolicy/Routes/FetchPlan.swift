@@ -38,12 +38,8 @@ public struct FetchPlan: Sendable, Equatable {
         heuristicFreshnessCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap
     ) -> PolicyDecision? {
         guard allowsStale(at: now) else { return nil }
-        let age = RFC9111.currentAge(of: entry.response, times: entry.times, now: now)
-        let lifetime =
-            lifetime
-            ?? RFC9111.freshnessLifetime(
-                of: entry.response, responseTime: entry.times.responseTime, heuristicCap: heuristicFreshnessCap
-            ).seconds
+        let age = entry.currentAge(now: now)
+        let lifetime = lifetime ?? entry.facts(cap: heuristicFreshnessCap).lifetime.seconds
         return .serveStale(age: age, ttl: lifetime - age, because: .error, refresh: false)
     }
 }

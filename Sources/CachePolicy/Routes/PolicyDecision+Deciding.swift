@@ -52,16 +52,12 @@ extension PolicyDecision {
     ) -> PolicyDecision {
         guard route.options.caches(method: request.method, match: route.match), let entry,
             VaryMatch.matches(
-                vary: VaryMatch.fieldNames(in: entry.response), storedRequestHeaders: entry.requestHeaders,
-                request: request)
+                vary: entry.facts(cap: cap).varyNames, storedRequestHeaders: entry.requestHeaders, request: request)
         else {
             return .cacheOnlyMiss(key: key)
         }
-        let age = RFC9111.currentAge(of: entry.response, times: entry.times, now: now)
-        let lifetime =
-            route.options.ttlSeconds
-            ?? RFC9111.freshnessLifetime(of: entry.response, responseTime: entry.times.responseTime, heuristicCap: cap)
-            .seconds
+        let age = entry.currentAge(now: now)
+        let lifetime = route.options.ttlSeconds ?? entry.facts(cap: cap).lifetime.seconds
         if RFC9111.clientConditionMatches(request, stored: entry) {
             return .serveNotModified(age: age, ttl: lifetime - age)
         }
@@ -78,8 +74,7 @@ extension PolicyDecision {
         let plan = RFC9111.plan(request: planned, entry: entry, now: now, heuristicFreshnessCap: cap)
 
         func lifetime(of entry: StoredEntryView) -> Int64 {
-            RFC9111.freshnessLifetime(of: entry.response, responseTime: entry.times.responseTime, heuristicCap: cap)
-                .seconds
+            entry.facts(cap: cap).lifetime.seconds
         }
         // A stand-in for a failed origin (RFC 5861 §4): the request's stale-if-error, else the response's, else the
         // route's; never for a response that forbids stale use (RFC 9111 §4.2.4).
@@ -87,12 +82,12 @@ extension PolicyDecision {
             guard let entry, reason == .stale || reason == .request else {
                 return .fetch(FetchPlan(conditionalHeaders: conditions, reason: reason))
             }
-            let given = CacheControl(parsing: entry.response.headers)
+            let given = entry.facts(cap: cap).directives
             let asked = CacheControl(requestHeaders: request.headers)
             var until: Int64?
             if !given.forbidsStale, let limit = asked.staleIfError ?? given.staleIfError ?? options.staleIfErrorSeconds
             {
-                let age = RFC9111.currentAge(of: entry.response, times: entry.times, now: now)
+                let age = entry.currentAge(now: now)
                 until = standInDeadline(now: now, age: age, lifetime: lifetime(of: entry), window: limit)
                 if until != nil && backoff.isOpen(at: now, window: options.errorBackoffSeconds) {
                     return .serveStale(age: age, ttl: lifetime(of: entry) - age, because: .error, refresh: false)
@@ -138,8 +133,8 @@ extension PolicyDecision {
         guard let entry else { return toOrigin(FetchPlan(reason: .uriMiss, lifetime: lifetime)) }
         guard
             VaryMatch.matches(
-                vary: VaryMatch.fieldNames(in: entry.response), storedRequestHeaders: entry.requestHeaders,
-                request: request)
+                vary: entry.facts?.varyNames ?? VaryMatch.fieldNames(in: entry.response),
+                storedRequestHeaders: entry.requestHeaders, request: request)
         else {
             return toOrigin(FetchPlan(reason: .varyMiss, lifetime: lifetime))
         }
@@ -148,7 +143,7 @@ extension PolicyDecision {
             return toOrigin(FetchPlan(reason: .request, lifetime: lifetime))
         }
 
-        let age = RFC9111.currentAge(of: entry.response, times: entry.times, now: now)
+        let age = entry.currentAge(now: now)
         let ttl = lifetime - age
         let maxStale = options.policy == .staleWhileRevalidate ? options.maxStaleSeconds ?? 0 : 0
         // How stale past the lifetime a stand-in may be: a stale-while-revalidate entry would be served anyway.

@@ -25,6 +25,8 @@ protocol LaneSocket: AnyObject {
 final class Lane: @unchecked Sendable {
     /// The buffer the lane's connections read into, one at a time.
     var scratch: [UInt8]
+    /// Parsed stored heads, for the hits this lane serves.
+    let responseFacts = ResponseFactsMemo()
 
     private struct Timer {
         var deadline: UInt64

@@ -74,3 +74,31 @@ struct AgeTests {
         #expect(RFC9111.ageHeaderValue(age) == text)
     }
 }
+
+@Suite("Stored response facts: parsed once, the same answers")
+struct StoredResponseFactsTests {
+    @Test("facts give RFC 9111 §4.2.3's current age at any later time", arguments: AgeTests.worked)
+    func currentAge(_ row: AgeCase) {
+        let times = StoredTimes(requestTime: t0 + row.requestTime, responseTime: t0 + row.responseTime)
+        let head = response(200, row.lines)
+        let facts = StoredResponseFacts(response: head, times: times, heuristicCap: 86_400)
+        for later: Int64 in [0, 1, 59, 3_600] {
+            let now = t0 + row.now + later
+            #expect(facts.currentAge(now: now) == RFC9111.currentAge(of: head, times: times, now: now))
+        }
+    }
+
+    @Test("facts read with another heuristic cap, or for other times, are not used: the view parses anew")
+    func mismatchedFactsAreIgnored() {
+        let head = response(200, ["Date: \(date(0))", "Last-Modified: \(date(-100_000))"])
+        let times = StoredTimes(requestTime: t0, responseTime: t0)
+        var view = StoredEntryView(response: head, times: times, requestHeaders: [:])
+        view.facts = StoredResponseFacts(response: head, times: times, heuristicCap: 60)
+        #expect(view.facts(cap: 60).lifetime.seconds == 60)
+        // 10 % of 100,000 s, under a cap of a day.
+        #expect(view.facts(cap: 86_400).lifetime.seconds == 10_000)
+        view.facts = StoredResponseFacts(
+            response: head, times: StoredTimes(requestTime: t0 - 500, responseTime: t0 - 500), heuristicCap: 60)
+        #expect(view.currentAge(now: t0 + 10) == RFC9111.currentAge(of: head, times: times, now: t0 + 10))
+    }
+}

@@ -23,10 +23,17 @@ struct PlanCase: Sendable, CustomTestStringConvertible {
         ["Date: \(date(0))", "Cache-Control: \(cacheControl)", "ETag: \"v1\""]
     }
 
+    /// The plan, checked to be the same when the entry comes with its facts already parsed (as the proxy's hits do).
     func plan() -> CachePlan {
         let candidate = stored.map { entry(response(200, $0), requestLines: storedRequest) }
-        return RFC9111.plan(
+        let parsed = RFC9111.plan(
             request: request(method, incoming), entry: candidate, now: t0 + now, heuristicFreshnessCap: cap)
+        var withFacts = candidate
+        withFacts?.facts = candidate.map { StoredResponseFacts(response: $0.response, times: $0.times, heuristicCap: cap) }
+        let reused = RFC9111.plan(
+            request: request(method, incoming), entry: withFacts, now: t0 + now, heuristicFreshnessCap: cap)
+        #expect(reused == parsed, "with parsed facts: \(reused)")
+        return parsed
     }
 }
 
