@@ -72,9 +72,10 @@ extension Exchange {
             let established = Array("HTTP/1.1 200 Connection Established\r\nVia: 1.1 \(config.viaName)\r\n\r\n".utf8)
             // A tunnel's bytes are not the lane's work: they move on a queue of their own.
             let tunnelQueue = DispatchQueue(label: "larder.tunnel", target: .global())
+            server.tunnelOpened()
             let tunnel = Tunnel(
                 client: clientSocket, origin: originSocket, toClient: established, toOrigin: pending,
-                queue: tunnelQueue, onClose: { _ in }
+                queue: tunnelQueue, onClose: { [server] _ in server.tunnelClosed() }
             )
             tunnelQueue.async { tunnel.start() }
         }

@@ -19,6 +19,8 @@ public final class ProxyServer: @unchecked Sendable {
         /// `config` behind one reference, for the requests that read it.
         var settings: Settings
         var connections: [ObjectIdentifier: Connection] = [:]
+        /// CONNECT tunnels open: their client sockets left `connections`, but still count against the limit.
+        var openTunnels = 0
         var draining = false
         var onIdle: (@Sendable () -> Void)?
     }
@@ -170,7 +172,7 @@ public final class ProxyServer: @unchecked Sendable {
             }
             SocketCalls.prepareAccepted(descriptor)
             let lane = lanes[nextLane.add(1, ordering: .relaxed).oldValue % lanes.count]
-            let config = self.config
+            let config = settings.config
             let limits = RequestParser.Limits(
                 maxRequestLineBytes: config.limits.maxRequestLineBytes,
                 maxHeaderBytes: config.limits.maxHeaderBytes
@@ -192,7 +194,16 @@ public final class ProxyServer: @unchecked Sendable {
     var openConnectionCount: Int { state.withLock { $0.connections.count } }
 
     func isOverConnectionLimit(_ connection: Connection) -> Bool {
-        state.withLock { $0.connections.count > $0.config.limits.maxConnections }
+        state.withLock { $0.connections.count + $0.openTunnels > $0.config.limits.maxConnections }
+    }
+
+    /// A client connection became a tunnel, which holds its slot under `limits.maxConnections` until it closes.
+    func tunnelOpened() {
+        state.withLock { $0.openTunnels += 1 }
+    }
+
+    func tunnelClosed() {
+        state.withLock { $0.openTunnels -= 1 }
     }
 
     /// Whether `host:port` names this proxy's own listener.

@@ -24,6 +24,39 @@ struct TunnelTests {
         #expect(echo.connectionCount == 1)
     }
 
+    @Test("an open tunnel holds its place under limits.maxConnections until it closes")
+    func tunnelsCountAgainstTheLimit() async throws {
+        let echo = try TCPEchoServer()
+        let larder = try await Daemon.start(
+            config: #"{"connectPorts": [\#(echo.port)], "limits": {"maxConnections": 2}}"#)
+        let health = "GET /_larder/health HTTP/1.1\r\nHost: larder\r\n\r\n"
+        let tunnel = try await RawClient.connect(port: larder.port)
+        try await tunnel.send("CONNECT \(echo.authority) HTTP/1.1\r\nHost: \(echo.authority)\r\n\r\n")
+        #expect(try await Self.readHead(tunnel).hasPrefix("HTTP/1.1 200 "))
+        let second = try await RawClient.connect(port: larder.port)
+        try await second.send(health)
+        #expect(try await second.readResponse().status == 200)
+
+        // The tunnel and the second client fill the two places.
+        let third = try await RawClient.connect(port: larder.port)
+        try await third.send(health)
+        #expect(try await third.readResponse().status == 503)
+
+        tunnel.shutdownWrite()
+        #expect(try await tunnel.readToEnd(timeout: .seconds(5)).isEmpty)
+        // Each probe is a new client asking for health, served once the tunnel's place is free.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var served = false
+        while !served && ContinuousClock.now < deadline {
+            let probe = "GET /_larder/health HTTP/1.1\r\nHost: larder\r\nConnection: close\r\n\r\n"
+            let reply = try? await RawClient.exchange(port: larder.port, send: probe, timeout: .seconds(2))
+            served = reply?.hasPrefix("HTTP/1.1 200 ") ?? false
+            if !served { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(served, "no client was served after the tunnel closed")
+        withExtendedLifetime(second) {}
+    }
+
     @Test("curl --proxytunnel reaches an origin through a CONNECT tunnel, as https_proxy would")
     func curlThroughTunnel() async throws {
         let origin = try OriginServer { request in .ok("tunnelled \(request.target)") }
