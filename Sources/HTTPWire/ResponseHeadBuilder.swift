@@ -27,19 +27,18 @@ public struct ResponseHeadBuilder: Sendable {
     }
 
     public mutating func add(_ name: String, _ value: String) {
-        HTTPHeaders.appendSanitized(name, to: &bytes)
-        bytes.append(HTTPSyntax.colon)
-        bytes.append(HTTPSyntax.space)
-        HTTPHeaders.appendSanitized(value, to: &bytes)
-        bytes.append(HTTPSyntax.cr)
-        bytes.append(HTTPSyntax.lf)
+        addField(name) { HTTPHeaders.appendSanitized(value, to: &$0) }
     }
 
     public mutating func add(_ name: String, _ value: Int) {
+        addField(name) { HTTPSyntax.appendDecimal(value, to: &$0) }
+    }
+
+    private mutating func addField(_ name: String, value: (inout [UInt8]) -> Void) {
         HTTPHeaders.appendSanitized(name, to: &bytes)
         bytes.append(HTTPSyntax.colon)
         bytes.append(HTTPSyntax.space)
-        HTTPSyntax.appendDecimal(value, to: &bytes)
+        value(&bytes)
         bytes.append(HTTPSyntax.cr)
         bytes.append(HTTPSyntax.lf)
     }
