@@ -16,6 +16,17 @@ enum Curl {
         stdin: [UInt8]? = nil,
         timeout: Duration = .seconds(30)
     ) async throws -> CurlResult {
+        try await run(arguments, proxy: daemon?.proxy, stdin: stdin, timeout: timeout)
+    }
+
+    /// `run(_:via:)` through the proxy at `proxy` (`http://host:port`), or straight to the origin when nil: for a
+    /// Larder the harness did not start.
+    static func run(
+        _ arguments: [String],
+        proxy: String?,
+        stdin: [UInt8]? = nil,
+        timeout: Duration = .seconds(30)
+    ) async throws -> CurlResult {
         let directory = try TemporaryDirectory(prefix: "larder-curl")
         let files = (
             headers: directory.path("headers"), body: directory.path("body"),
@@ -26,7 +37,7 @@ enum Curl {
             try Data(stdin).write(to: URL(fileURLWithPath: files.stdin))
             input = files.stdin
         }
-        let route = daemon.map { ["--proxy", $0.proxy] } ?? ["--noproxy", "*"]
+        let route = proxy.map { ["--proxy", $0] } ?? ["--noproxy", "*"]
         let process = try ChildProcess(
             executable: executable,
             arguments: ["-q", "-sS", "-D", files.headers, "-o", files.body] + route + arguments,
