@@ -142,21 +142,19 @@ extension Exchange {
         // HEAD gets the stored GET's length (RFC 9110 §9.3.2); a status without content gets none.
         let length = ResponseHead.hasBody(status: stored.status, requestMethod: "GET") ? entry.bodySize : nil
         let sendsBody = hasBody && length != nil
-        connection.corked {
-            sendHead(response, status: stored.status, contentLength: length, hasBody: sendsBody)
-            switch body {
-            case .bytes(let bytes) where sendsBody:
-                sendBody(bytes)
-            case .file(_, let size, let descriptor) where sendsBody:
-                logBytes += size
-                connection.sendFile(OpenFile(descriptor), length: size)
-            case .file(_, _, let descriptor):
-                Glibc.close(descriptor)
-            case .bytes, nil:
-                break
-            }
-            finish()
+        sendHead(response, status: stored.status, contentLength: length, hasBody: sendsBody)
+        switch body {
+        case .bytes(let bytes) where sendsBody:
+            sendBody(bytes)
+        case .file(_, let size, let descriptor) where sendsBody:
+            logBytes += size
+            connection.sendFile(OpenFile(descriptor), length: size)
+        case .file(_, _, let descriptor):
+            Glibc.close(descriptor)
+        case .bytes, nil:
+            break
         }
+        finish()
     }
 
     /// Fields of a stored head that every answer from the cache writes anew: its age and cache status, and the

@@ -128,11 +128,9 @@ final class Exchange: @unchecked Sendable {
     func respond(_ head: ResponseHead, body: [UInt8]) {
         guard !finished else { return }
         let hasBody = ResponseHead.hasBody(status: head.status, requestMethod: self.head?.method ?? "GET")
-        connection.corked {
-            sendHead(head, bodyLength: hasBody ? body.count : nil, hasBody: hasBody)
-            if hasBody { sendBody(body) }
-            finish()
-        }
+        sendHead(head, bodyLength: hasBody ? body.count : nil, hasBody: hasBody)
+        if hasBody { sendBody(body) }
+        finish()
     }
 
     /// Answers with Larder's error response for `error`.

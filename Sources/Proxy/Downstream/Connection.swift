@@ -58,8 +58,8 @@ final class Connection: LaneSocket, @unchecked Sendable {
     /// A `Connection: close` was promised for the current response.
     private var keepAlive = true
     private var processingEvents = false
-    /// While above zero, queued bytes wait for `corked` to finish before being written.
-    private var corks = 0
+    /// The lane will call `endOfTurn` to write what is queued.
+    private var flushScheduled = false
 
     init(descriptor: Int32, lane: Lane, server: ProxyServer, limits: RequestParser.Limits) {
         self.descriptor = descriptor
@@ -324,6 +324,9 @@ final class Connection: LaneSocket, @unchecked Sendable {
     /// got for a whole response.
     func abortResponse() {
         exchange = nil
+        // What this turn queued goes out first, as far as the socket takes it at once: a client shown the head and
+        // part of the body sees its response cut short, one shown nothing cannot tell what happened.
+        if !writeArmed && !output.isEmpty && phase == .inExchange { flush() }
         output.removeAll()
         close()
     }
@@ -334,7 +337,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
             return
         }
         output.append(bytes, onWritten: onWritten)
-        if !writeArmed && corks == 0 { flush() }
+        scheduleFlush()
     }
 
     private func enqueue(_ range: OutputQueue.FileRange, onWritten: (() -> Void)?) {
@@ -343,16 +346,22 @@ final class Connection: LaneSocket, @unchecked Sendable {
             return
         }
         output.append(range, onWritten: onWritten)
-        if !writeArmed && corks == 0 { flush() }
+        scheduleFlush()
     }
 
-    /// Runs `body` with writes held back, then sends everything it queued in one gathered write:
-    /// a response answered at once (a cache hit) leaves in one system call, head and body together.
-    func corked(_ body: () -> Void) {
-        corks += 1
-        body()
-        corks -= 1
-        if corks == 0 && !writeArmed && !output.isEmpty && phase != .closed && phase != .handedOff { flush() }
+    /// Output is written at the end of the lane's turn, not piece by piece: a response's head and body (a hit, or
+    /// a miss whose upstream events arrived together) leave in one gathered write.
+    private func scheduleFlush() {
+        guard !writeArmed, !flushScheduled else { return }
+        flushScheduled = true
+        lane.atEndOfTurn(self)
+    }
+
+    /// Called by the lane once the turn's work is done.
+    func endOfTurn() {
+        flushScheduled = false
+        guard !writeArmed, !output.isEmpty, phase != .closed, phase != .handedOff else { return }
+        flush()
     }
 
     private func flush() {

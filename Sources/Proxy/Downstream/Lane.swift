@@ -3,10 +3,11 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// A socket a lane watches: told of its readiness events and, every sweep, asked to check its timeouts. Both calls
-/// come on the lane's thread.
+/// A socket a lane watches: told of its readiness events, asked at the end of a turn to write what it queued (when
+/// it asked to be), and every sweep to check its timeouts. All calls come on the lane's thread.
 protocol LaneSocket: AnyObject {
     func socketEvents(_ events: UInt32)
+    func endOfTurn()
     func checkTimeouts()
 }
 
@@ -51,6 +52,8 @@ final class Lane: @unchecked Sendable {
     private var timers: [Timer] = []
     /// Tasks queued from the lane's own thread: they run before the next wait, without a system call.
     private var local: [@Sendable () -> Void] = []
+    /// Sockets that queued output this turn, told to write it once the turn's work is done.
+    private var endOfTurnSockets: [LaneSocket] = []
 
     init(index: Int, sweepInterval: @escaping @Sendable () -> DispatchTimeInterval) {
         scratch = [UInt8](repeating: 0, count: 64 * 1024)
@@ -90,6 +93,13 @@ final class Lane: @unchecked Sendable {
         }
     }
 
+    /// Calls `socket.endOfTurn()` once everything ready now has run: what a turn queues for one socket (a response's
+    /// head and body, arriving as separate upstream events; several pipelined responses) leaves in one write.
+    /// Lane thread only.
+    func atEndOfTurn(_ socket: LaneSocket) {
+        endOfTurnSockets.append(socket)
+    }
+
     /// Runs `task` on the lane's thread once `interval` has passed. From the lane's thread only.
     func schedule(after interval: DispatchTimeInterval, _ task: @escaping @Sendable () -> Void) {
         timers.append(Timer(deadline: (DispatchTime.now() + interval).uptimeNanoseconds, action: task))
@@ -120,7 +130,7 @@ final class Lane: @unchecked Sendable {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         nextSweep = (DispatchTime.now() + sweepInterval()).uptimeNanoseconds
         while true {
-            runLocalTasks()
+            runLocalWork()
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epollDescriptor, buffer.baseAddress, Int32(buffer.count), waitMilliseconds())
             }
@@ -151,18 +161,24 @@ final class Lane: @unchecked Sendable {
         local.append(contentsOf: tasks)
     }
 
-    private func runLocalTasks() {
-        // Tasks may queue more; those run in this same turn, so nothing waits on epoll that is ready now.
-        while !local.isEmpty {
-            let tasks = local
-            local = []
-            for task in tasks { task() }
+    private func runLocalWork() {
+        // Tasks may queue more, and writes may complete a producer's wait; all of it runs in this same turn, so
+        // nothing waits on epoll that is ready now.
+        while !local.isEmpty || !endOfTurnSockets.isEmpty {
+            while !local.isEmpty {
+                let tasks = local
+                local = []
+                for task in tasks { task() }
+            }
+            let sockets = endOfTurnSockets
+            endOfTurnSockets = []
+            for socket in sockets { socket.endOfTurn() }
         }
     }
 
     /// Until the next timer or sweep; 0 when tasks are waiting.
     private func waitMilliseconds() -> Int32 {
-        if !local.isEmpty { return 0 }
+        if !local.isEmpty || !endOfTurnSockets.isEmpty { return 0 }
         let now = DispatchTime.now().uptimeNanoseconds
         let next = timers.reduce(nextSweep) { min($0, $1.deadline) }
         guard next > now else { return 0 }
