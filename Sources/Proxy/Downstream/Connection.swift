@@ -97,7 +97,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// Reads while the socket has bytes and the connection wants them; what is left waits for `resumeReading`.
+    /// Reads while the socket has bytes and the connection wants them; what is left waits for `updateReadInterest`.
     private func readable() {
         guard !inReadable else { return }
         inReadable = true
