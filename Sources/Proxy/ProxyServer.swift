@@ -75,6 +75,7 @@ public final class ProxyServer: @unchecked Sendable {
         }
         // One lane per CPU the process may use: two lanes time-sliced on one CPU would make each lane's clients
         // wait out the other's slices (milliseconds at the 99th percentile).
+        upstream.trustCertificates(in: config.tlsCAFile)
         lanes = (0..<Int(larder_usable_cpu_count())).map { index in
             Lane(index: index) { [weak self] in self?.settings.timerInterval ?? .seconds(1) }
         }
@@ -117,6 +118,7 @@ public final class ProxyServer: @unchecked Sendable {
     /// Takes a new config for new requests; connections and the cache carry on.
     public func reload(_ config: Config) {
         state.withLock { $0.config = config }
+        upstream.trustCertificates(in: config.tlsCAFile)
     }
 
     /// Stops accepting, lets in-flight responses finish, and calls `completion` when every

@@ -10,7 +10,10 @@ enum EasyConfiguration {
     /// Framing is libcurl's job (from `INFILESIZE`), and `Host` comes from the URL (RFC 9112 §3.2.2).
     private static let fieldsLibcurlOwns = ["Host", "Content-Length", "Transfer-Encoding"]
 
-    static func apply(_ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, transfer: UpstreamTransfer, context: UnsafeMutableRawPointer) {
+    static func apply(
+        _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, transfer: UpstreamTransfer,
+        context: UnsafeMutableRawPointer, caFile: String?
+    ) {
         _ = larder_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         _ = larder_easy_setopt_string(easy, CURLOPT_URL, request.url)
         // Never through a proxy, whatever `http_proxy` the daemon inherited: that would loop through Larder.
@@ -25,6 +28,7 @@ enum EasyConfiguration {
         _ = larder_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 64 * 1024)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = larder_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds)
+        if let caFile { _ = larder_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
         if request.timeouts.readSeconds > 0 {
             // "Less than one byte a second for readSeconds" is libcurl's idle-read timeout.
             _ = larder_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)

@@ -20,6 +20,7 @@ public final class UpstreamClient: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let commands = Mutex<[Command]>([])
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
+    private let caFile = Mutex<String?>(nil)
     private let logger: Logger
     private let stopped = Mutex(false)
     /// Touched only on `thread`.
@@ -45,6 +46,12 @@ public final class UpstreamClient: @unchecked Sendable {
     private static let globalInit: Void = {
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     }()
+
+    /// The PEM file of CA certificates `https://` origins are verified against from now on; nil for the system's
+    /// bundle. Verification itself is never switched off.
+    public func trustCertificates(in file: String?) {
+        caFile.withLock { $0 = file }
+    }
 
     /// Starts a request. `onEvent` is called on the libcurl thread: hop to your own queue.
     /// `onUploadSpace` is called when a full request-body buffer has room again.
@@ -114,7 +121,8 @@ public final class UpstreamClient: @unchecked Sendable {
         transfer.handle = easy
         // Retained until `remove`, so callbacks always find it alive.
         let context = Unmanaged.passRetained(transfer).toOpaque()
-        EasyConfiguration.apply(transfer.request, to: easy, transfer: transfer, context: context)
+        EasyConfiguration.apply(
+            transfer.request, to: easy, transfer: transfer, context: context, caFile: caFile.withLock { $0 })
         curl_multi_add_handle(multi, easy)
     }
 

@@ -1,10 +1,12 @@
 import Foundation
 import Glibc
 
-/// `openssl s_server -www` with a fresh self-signed certificate: an HTTPS origin no client trusts.
-/// Stopped (SIGTERM to the process it started) on deinit.
+/// `openssl s_server -www` with a fresh self-signed certificate for 127.0.0.1: an HTTPS origin no client trusts
+/// unless given `certificatePath` as its CA. Stopped (SIGTERM to the process it started) on deinit.
 final class TLSOrigin: Sendable {
     let port: Int
+    /// The server's certificate (PEM), which is its own CA.
+    var certificatePath: String { directory.path("cert.pem") }
     private let process: ChildProcess
     private let directory: TemporaryDirectory
 
@@ -28,6 +30,7 @@ final class TLSOrigin: Sendable {
             arguments: [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1",
             ],
             environment: [:], stdout: directory.path("req.log"), stderr: directory.path("req.log")
         )

@@ -138,6 +138,24 @@ struct UpstreamFailureTests {
         withExtendedLifetime(closed) {}
     }
 
+    @Test("an https:// URL is fetched over verified TLS when tls.caFile names the origin's CA")
+    func trustedCertificate() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            print("skipped: /usr/bin/openssl is missing, so no local TLS origin can be started")
+            return
+        }
+        let server = try await TLSOrigin.start()
+        let larder = try await Daemon.start(config: #"{"tls": {"caFile": "\#(server.certificatePath)"}}"#)
+        let client = try await RawClient.connect(port: larder.port)
+        try await client.send(
+            "GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        let response = try await client.readResponse(timeout: .seconds(20))
+        #expect(response.status == 200, "\(response.bodyText)")
+        // openssl s_server -www answers with a page describing the TLS session it served.
+        #expect(response.bodyText.contains("Ciphers supported"), "\(response.bodyText)")
+        withExtendedLifetime(server) {}
+    }
+
     @Test("an https:// URL to an origin with an untrusted certificate gets 502 tls_certificate_error")
     func untrustedCertificate() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {

@@ -72,6 +72,16 @@ extension Config {
             }
             root.absorb(admin)
         }
+        if var tls = root.object("tls") {
+            if let path = tls.string("caFile") {
+                if path.hasPrefix("/") {
+                    tlsCAFile = path
+                } else {
+                    tls.fail("caFile", "use an absolute path to a PEM file of CA certificates")
+                }
+            }
+            root.absorb(tls)
+        }
         if var section = root.object("timeouts") {
             timeouts.headerMilliseconds = section.milliseconds("header") ?? timeouts.headerMilliseconds
             timeouts.idleMilliseconds = section.milliseconds("idle") ?? timeouts.idleMilliseconds

@@ -97,6 +97,9 @@ public struct Config: Sendable, Equatable {
     /// When set, the admin endpoints and PURGE require `Authorization: Bearer <token>`, so a Larder that
     /// listens beyond loopback can be steered only by whoever holds it.
     public var adminToken: String?
+    /// PEM certificates Larder trusts when it fetches `https://` URLs, instead of the system's bundle: for origins
+    /// signed by a private CA. Verification itself is never switched off.
+    public var tlsCAFile: String?
     /// The routes, tried in order, and the defaults route (named "default") for requests none matches.
     public var routes = RouteTable()
     public var queue = ReplayQueue()

@@ -200,6 +200,9 @@ struct RouteConfigTests {
         MessageCase(
             json: #"{"queue": {"backoffBase": "1m", "backoffMax": "10s"}}"#,
             message: "$.queue.backoffMax: must be at least backoffBase"),
+        MessageCase(
+            json: #"{"tls": {"caFile": "certs/ca.pem"}}"#,
+            message: "$.tls.caFile: use an absolute path to a PEM file of CA certificates"),
     ]
 
     @Test("a bad config is refused with the JSON path and a reason a person can act on", arguments: errors)
@@ -309,6 +312,12 @@ struct RouteConfigTests {
                 JSONCheck(pointer: "/data", expectation: .type(.object)),
                 JSONCheck(pointer: "/items", expectation: .present(true)),
             ])
+    }
+
+    @Test("tls.caFile names the CA certificates https:// origins are verified against; by default, the system's")
+    func tlsSection() throws {
+        #expect(try Config.parse(Array(#"{"tls": {"caFile": "/etc/larder/ca.pem"}}"#.utf8)).tlsCAFile == "/etc/larder/ca.pem")
+        #expect(try Config.parse(Array("{}".utf8)).tlsCAFile == nil)
     }
 
     @Test("the queue section")
