@@ -79,8 +79,15 @@ let package = Package(
         ),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy"], swiftSettings: strict),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"], swiftSettings: strict),
-        .testTarget(name: "ReplayQueueTests", dependencies: ["ReplayQueue"], swiftSettings: strict),
+        // What the unit-test targets share: temporary directories, a log recorder.
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReplayQueueTests", dependencies: ["ReplayQueue", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["HTTPWire", "larder"],

@@ -5,19 +5,16 @@
 #endif
 
 /// A fresh directory under the system temp dir, deleted with everything in it when released.
-final class TemporaryDirectory: Sendable {
-    let path: String
+public final class TemporaryDirectory: Sendable {
+    public let path: String
 
-    init() {
-        var template = Array("/tmp/larder-store-XXXXXX".utf8CString)
+    public init(prefix: String = "larder-test") {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
         // ! : a non-empty array always has a base address.
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed")
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-
-    /// The cache directory tests open: one level down, so the store itself creates it.
-    var cache: String { path + "/cache" }
 
     deinit {
         Self.removeTree(path)

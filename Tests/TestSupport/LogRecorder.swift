@@ -1,8 +1,8 @@
 import Logging
 import Synchronization
 
-/// Collects what the queue logs, so a test can count messages.
-final class LogRecorder: Sendable {
+/// Collects what the code under test logs, so a test can count messages.
+public final class LogRecorder: Sendable {
     struct Line: Sendable {
         var level: Logger.Level
         var message: String
@@ -10,12 +10,18 @@ final class LogRecorder: Sendable {
 
     private let lines = Mutex<[Line]>([])
 
-    var logger: Logger {
-        Logger(label: "larder.queue.test") { _ in Handler(recorder: self) }
+    public init() {}
+
+    public var logger: Logger {
+        Logger(label: "larder.test") { _ in Handler(recorder: self) }
     }
 
-    func count(_ level: Logger.Level, containing text: String) -> Int {
+    public func count(_ level: Logger.Level, containing text: String) -> Int {
         lines.withLock { $0.filter { $0.level == level && $0.message.contains(text) }.count }
+    }
+
+    public func count(atLeast level: Logger.Level) -> Int {
+        lines.withLock { $0.filter { $0.level >= level }.count }
     }
 
     private func record(_ line: Line) {
