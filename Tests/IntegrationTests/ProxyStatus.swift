@@ -12,39 +12,9 @@ struct ProxyStatus: Equatable {
         guard let first = parts.first, !first.isEmpty else { return nil }
         name = first
         guard parts.count > 1 else { return }
-        var rest = Substring(parts[1])
-        while !rest.isEmpty {
-            rest = rest.drop { $0 == " " || $0 == ";" }
-            guard let equals = rest.firstIndex(of: "=") else { break }
-            let key = String(rest[..<equals])
-            rest = rest[rest.index(after: equals)...]
-            var text = ""
-            if rest.first == "\"" {
-                rest = rest.dropFirst()
-                var escaped = false
-                while let character = rest.first {
-                    rest = rest.dropFirst()
-                    if escaped {
-                        text.append(character)
-                        escaped = false
-                    } else if character == "\\" {
-                        escaped = true
-                    } else if character == "\"" {
-                        break
-                    } else {
-                        text.append(character)
-                    }
-                }
-            } else {
-                text = String(rest.prefix { $0 != ";" })
-                rest = rest.dropFirst(text.count)
-            }
-            switch key {
-            case "error": error = text
-            case "details": details = text
-            default: break
-            }
-        }
+        let parameters = KeyValueParameters.parse(Substring(parts[1]), skipping: [" ", ";"], bareValueEnd: ";")
+        error = parameters["error"]
+        details = parameters["details"]
     }
 }
 
