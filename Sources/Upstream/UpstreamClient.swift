@@ -21,7 +21,6 @@ public final class UpstreamClient: @unchecked Sendable {
     private let commands = Mutex<[Command]>([])
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
     private let logger: Logger
-    private let stopped = Mutex(false)
     /// Touched only on `thread`.
     private var handles = EasyHandlePool()
 
