@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "larder",
             dependencies: [
-                "Proxy", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream",
+                "Proxy", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -133,6 +133,13 @@ final class MemoryTier: Sendable {
         var charge: Int
         var newer: Int
         var older: Int
+
+        /// A key's own heap: its string, its variant array, and its share of `nodes` and `slots`, counted twice over
+        /// for the room those tables keep free (a dictionary stays at most 3/4 full, and both double as they grow).
+        static func overhead(key: String, variantCount: Int) -> Int {
+            let tables = MemoryLayout<Node>.stride + (MemoryLayout<String>.stride + MemoryLayout<Int>.stride) * 4 / 3
+            return HeapSize.string(key) + HeapSize.array(of: MemoryVariant.self, count: variantCount) + 2 * tables
+        }
     }
 
     /// Nodes live in an array linked by index (no per-node allocation); freed slots are reused.
@@ -149,7 +156,9 @@ final class MemoryTier: Sendable {
 
         mutating func insert(key: String, variants: [MemoryVariant], maxBytes: Int) {
             if let slot = slots[key] { remove(slot) }
-            let charge = variants.reduce(64 + key.utf8.count) { $0 + $1.charge }
+            // Filed under the first variant's own key string, so the table, the node and the entry share one buffer.
+            let key = variants.first?.entry.key ?? key
+            let charge = variants.reduce(Node.overhead(key: key, variantCount: variants.count)) { $0 + $1.charge }
             guard charge <= maxBytes else { return }
             let node = Node(key: key, variants: variants, charge: charge, newer: -1, older: -1)
             let slot: Int

@@ -17,21 +17,21 @@ struct MemoryVariant: Sendable {
         self.metadataCharge = MemoryVariant.estimate(entry)
     }
 
-    /// What the tier charges for this variant.
-    var charge: Int { metadataCharge + (body?.count ?? 0) }
+    /// What the tier charges for this variant: its metadata's heap and its body's buffer. The variant's own slot is
+    /// in its key's variant array, which `MemoryTier` charges.
+    var charge: Int { metadataCharge + (body.map(HeapSize.bytes) ?? 0) }
 
     mutating func updateEntry(_ update: (inout StoredEntry) -> Void) {
         update(&entry)
         metadataCharge = MemoryVariant.estimate(entry)
     }
 
-    /// Roughly the heap this metadata takes: the strings plus per-object overhead.
-    private static func estimate(_ entry: StoredEntry) -> Int {
-        var bytes = 256 + entry.key.utf8.count + entry.variant.utf8.count + entry.url.utf8.count
-        bytes += entry.route.utf8.count + entry.head.reason.utf8.count
-        for field in entry.head.headers { bytes += 48 + field.name.utf8.count + field.value.utf8.count }
-        for field in entry.varyRequestHeaders { bytes += 48 + field.name.utf8.count + field.value.utf8.count }
-        return bytes
+    /// The heap blocks of the entry's strings and header arrays. `key` is not counted: the tier files the key under
+    /// this very string (one shared buffer) and charges it once per key.
+    static func estimate(_ entry: StoredEntry) -> Int {
+        HeapSize.string(entry.variant) + HeapSize.string(entry.url) + HeapSize.string(entry.route)
+            + HeapSize.string(entry.head.reason) + HeapSize.headers(entry.head.headers)
+            + HeapSize.headers(entry.varyRequestHeaders)
     }
 }
 

@@ -22,7 +22,6 @@ public final class UpstreamClient: @unchecked Sendable {
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
     private let caFile = Mutex<String?>(nil)
     private let logger: Logger
-    private let stopped = Mutex(false)
     /// Touched only on `thread`.
     private var handles = EasyHandlePool()
 
