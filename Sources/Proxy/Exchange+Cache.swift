@@ -55,6 +55,12 @@ extension Exchange {
             switch server.coalescer.join(key, wake: { lane.execute { self.wakeFromCoalescing(again) } }) {
             case .leader:
                 leadsFetchOf = key
+                // The fetch this one would have followed may have stored its answer and left between the look-up
+                // and the join: decide again on what is stored now, rather than fetch it a second time.
+                if !storedBodyLost, storeChanged(since: variants, key: key, store: store) {
+                    releaseFetch()
+                    return again()
+                }
                 fetchForCache(url, head: head, plan: plan, body: body)
             case .follower:
                 waitForFetch(again)
@@ -69,12 +75,19 @@ extension Exchange {
                 if server.coalescer.follow(key, wake: { lane.execute { self.wakeFromCoalescing(again) } }) {
                     return waitForFetch(again)
                 }
+                // Or it stored its answer and left since the look-up.
+                if !storedBodyLost, storeChanged(since: variants, key: key, store: store) { return again() }
             }
             cacheStatus = CacheStatus.miss.rawValue
             statusField = CacheStatusField(fwd: .miss, key: key)
             if case .cacheOnlyMiss = decision { return reject(.cacheOnlyMiss(key: key)) }
             reject(.onlyIfCachedMiss(key: key))
         }
+    }
+
+    /// Whether the variants stored for `key` are not the ones `seen` at the look-up (a commit landed since).
+    private func storeChanged(since seen: [StoredEntry], key: String, store: CacheStore) -> Bool {
+        store.variants(forKey: key).map(\.bodyID) != seen.map(\.bodyID)
     }
 
     /// Waits (bounded by `coalesceWait`) for the fetch this request follows, then looks again.
