@@ -99,6 +99,13 @@ extension CacheStore {
             }
         }
         unlinkBodies(batch.replaced + batch.evicted)
+        // A body file this process wrote, whose checksum it computed from the bytes as they went in, is verified
+        // already: the first hit on a large body need not read it whole again.
+        verifiedFiles.withLock { verified in
+            for job in batch.committed {
+                if case .file(_, let stamp?) = job.body { verified[job.entry.bodyID] = stamp }
+            }
+        }
         for job in batch.committed { complete(job.completion, stored: true) }
         for (job, _) in batch.failed { complete(job.completion, stored: false) }
     }
@@ -125,7 +132,7 @@ extension CacheStore {
         var failed: [(CommitJob, any Error)] = []
         var buckets: Set<String> = []
         for write in writes {
-            guard case .commit(let job) = write, case .file(let tempPath) = job.body else {
+            guard case .commit(let job) = write, case .file(let tempPath, _) = job.body else {
                 ready.append(write)
                 continue
             }

@@ -228,13 +228,14 @@ public final class CacheWriter: @unchecked Sendable {
             store.complete(completion, stored: false)
             return
         }
+        let stamp = FileSystem.stamp(descriptor)
         close(descriptor)
         descriptor = -1
         store.enqueue(
             .commit(
                 CommitJob(
-                    entry: entry, body: .file(tempPath: tempPath), crc: crc.value, memoryCopy: memoryCopy,
-                    completion: completion)))
+                    entry: entry, body: .file(tempPath: tempPath, stamp: stamp), crc: crc.value,
+                    memoryCopy: memoryCopy, completion: completion)))
     }
 
     private func removeTempFile() {

@@ -3,8 +3,10 @@ struct CommitJob: Sendable {
     /// Where the finished body is now.
     enum Body: Sendable {
         case inline([UInt8])
-        /// Written and synced; renamed to its final name by the writer queue just before the row commits.
-        case file(tempPath: String)
+        /// Written and synced; renamed to its final name by the writer queue just before the row commits. `stamp`
+        /// is the file as written, whose bytes `crc` was computed from: reads in this process need not check it
+        /// again while the file keeps that stamp.
+        case file(tempPath: String, stamp: FileStamp?)
     }
 
     /// With its final `bodySize` and `bodyID`.

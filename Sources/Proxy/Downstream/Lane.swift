@@ -13,16 +13,16 @@ protocol LaneSocket: AnyObject {
 
 /// One thread with its own epoll set, running the client connections assigned to it: their reads, parsing, cache
 /// lookups and writes, and every callback other threads (libcurl's, the store's) hand them through `execute`.
-/// Connections are spread over a few lanes (about one per core), so no thread is spent per connection and no read
-/// buffer is held per idle connection.
+/// Connections are spread over the lanes (one per CPU the process may use), so no thread is spent per connection and
+/// no read buffer is held per idle connection.
 ///
 /// Why not Dispatch sources, as the listener uses: a source's handler runs on a worker thread that libdispatch's
 /// event thread must first wake, and a suspended source is re-armed with `epoll_ctl`. On a 1 KiB cache hit that was
 /// 1.7 context switches and 3 extra system calls per request, more CPU than the request's own work. Here the thread
 /// that waits for the event runs the handler, and a socket is registered once, edge-triggered, and never re-armed.
 ///
-/// Confinement: `scratch`, `sockets`, `timers` and `local` are touched only on the lane's thread, hence
-/// `@unchecked Sendable`; other threads reach the lane only through `execute` and `schedule`.
+/// Confinement: `scratch`, `responseFacts`, `sockets`, `timers`, `local` and `endOfTurnSockets` are touched only on
+/// the lane's thread, hence `@unchecked Sendable`; other threads reach the lane only through `execute`.
 final class Lane: @unchecked Sendable {
     /// The buffer the lane's connections read into, one at a time.
     var scratch: [UInt8]
