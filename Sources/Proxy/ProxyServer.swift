@@ -251,7 +251,7 @@ public final class ProxyServer: @unchecked Sendable {
                 failingOrigins.store(backoffs.count, ordering: .releasing)
             }
         }
-        replayQueue?.nudge(origin: ReplayQueue.origin(of: url))
+        replayQueue?.nudge(originOf: url)
     }
 
     func logUpstreamFailure(_ error: UpstreamError, url: String) {

@@ -172,12 +172,13 @@ public final class ReplayQueue: Sendable {
 
     /// Sends the origin's first pending request now, whatever its back-off (the proxy just saw the origin answer).
     /// A held origin stays held.
-    /// Cheap when the origin has nothing queued, as for nearly every call: no SQLite read.
-    public func nudge(origin: String) {
-        replayer.nudge(origin)
+    /// Cheap when nothing is queued, as for nearly every call: no SQLite read, not even the origin's name.
+    public func nudge(originOf url: AbsoluteURL) {
+        guard replayer.mayHavePending else { return }
+        replayer.nudge(url.queueOrigin)
     }
 
-    /// The origin key `enqueue` files a URL under, for `nudge` and `depthByOrigin`.
+    /// The origin key `enqueue` files a URL under, as `depthByOrigin` reports it.
     public static func origin(of url: AbsoluteURL) -> String {
         url.queueOrigin
     }

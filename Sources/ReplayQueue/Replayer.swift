@@ -86,6 +86,9 @@ final class Replayer: @unchecked Sendable {
         queue.async { [self] in pump(origin, ignoringBackoff: ignoringBackoff) }
     }
 
+    /// Whether any origin may have a pending request.
+    var mayHavePending: Bool { originsWithPending.withLock { !$0.isEmpty } }
+
     /// Sends the origin's first pending request now, whatever its back-off, if it may have one; otherwise does
     /// nothing, at the cost of a set lookup.
     func nudge(_ origin: String) {

@@ -53,7 +53,7 @@ struct AdminTests {
         try queue.post(origin, "/a", body: "one")
         try queue.post(origin, "/a", body: "two")
         queue.start()
-        queue.nudge(origin: origin.origin)
+        queue.nudge(originOf: try #require(AbsoluteURL(string: origin.url("/"))))
         // A delivery shows the origin answers, so the requests behind it need not wait either.
         try await Poll.until("delivered") { queue.recentDeliveries().count >= 1 }
         #expect(origin.requests.first?.bodyText == "one")

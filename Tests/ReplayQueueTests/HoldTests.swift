@@ -1,3 +1,4 @@
+import HTTPWire
 import ReplayQueue
 import Testing
 
@@ -27,7 +28,7 @@ struct HoldTests {
         let late = try queue.post(origin, "/w", body: "four")
         #expect(late.state == .held(reason: reason))
         // Nudging does not release a hold; another origin is served meanwhile.
-        queue.nudge(origin: origin.origin)
+        queue.nudge(originOf: try #require(AbsoluteURL(string: origin.url("/"))))
         try queue.post(other, "/o", body: "elsewhere")
         try await Poll.until("the other origin served") { queue.recentDeliveries().count == 1 }
         #expect(origin.requests.count == 1)
