@@ -6,6 +6,23 @@ import Testing
 /// The memory tier is kept out of the way (no room), so every lookup goes through the set.
 @Suite("Stored keys")
 struct StoredKeysTests {
+    /// Stores 100-byte bodies under `paths` in a store in `directory`, then opens it again with its stored-key set
+    /// not loaded until `releaseKeyLoad()`.
+    func openWithKeyLoadHeld(
+        _ directory: TemporaryDirectory, storedBefore paths: [String]
+    ) throws -> (CacheStore, FaultInjection) {
+        do {
+            let store = try openStore(directory, limits: Self.noMemory)
+            for path in paths { #expect(put(store, makeEntry(path), pattern(100))) }
+        }
+        let faults = FaultInjection()
+        faults.holdKeyLoad()
+        let store = try CacheStore(
+            directory: directory.cache, limits: Self.noMemory, logger: LogRecorder().logger,
+            clock: { 1_700_000_000 }, faults: faults)
+        return (store, faults)
+    }
+
     static let noMemory = StoreLimits(memoryMaxBytes: 0, diskMaxBytes: 64 << 20, maxObjectSize: 16 << 20)
 
     func key(_ path: String) -> String { "GET http://example.com\(path)" }
@@ -100,15 +117,7 @@ struct StoredKeysTests {
     @Test("changes made while the keys load are applied on top of what was loaded")
     func changesDuringLoad() throws {
         let directory = TemporaryDirectory()
-        do {
-            let store = try openStore(directory, limits: Self.noMemory)
-            for path in ["/kept", "/replaced", "/removed"] { #expect(put(store, makeEntry(path), pattern(100))) }
-        }
-        let faults = FaultInjection()
-        faults.holdKeyLoad()
-        let store = try CacheStore(
-            directory: directory.cache, limits: Self.noMemory, logger: LogRecorder().logger,
-            clock: { 1_700_000_000 }, faults: faults)
+        let (store, faults) = try openWithKeyLoadHeld(directory, storedBefore: ["/kept", "/replaced", "/removed"])
         // Not loaded yet: every key may be stored, and lookups read SQLite.
         #expect(store.storedKeysMayHold(key("/never")))
         #expect(put(store, makeEntry("/new"), pattern(100, seed: 1)))
@@ -125,15 +134,7 @@ struct StoredKeysTests {
     @Test("removeAll while the keys load empties the set")
     func removeAllDuringLoad() throws {
         let directory = TemporaryDirectory()
-        do {
-            let store = try openStore(directory, limits: Self.noMemory)
-            #expect(put(store, makeEntry("/old"), pattern(100)))
-        }
-        let faults = FaultInjection()
-        faults.holdKeyLoad()
-        let store = try CacheStore(
-            directory: directory.cache, limits: Self.noMemory, logger: LogRecorder().logger,
-            clock: { 1_700_000_000 }, faults: faults)
+        let (store, faults) = try openWithKeyLoadHeld(directory, storedBefore: ["/old"])
         #expect(store.removeAll() == 1)
         #expect(put(store, makeEntry("/after"), pattern(100)))
         faults.releaseKeyLoad()

@@ -140,36 +140,33 @@ struct UpstreamFailureTests {
 
     @Test("an https:// URL is fetched over verified TLS when tls.caFile names the origin's CA")
     func trustedCertificate() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
-            print("skipped: /usr/bin/openssl is missing, so no local TLS origin can be started")
-            return
-        }
-        let server = try await TLSOrigin.start()
-        let larder = try await Daemon.start(config: #"{"tls": {"caFile": "\#(server.certificatePath)"}}"#)
-        let client = try await RawClient.connect(port: larder.port)
-        try await client.send(
-            "GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
-        let response = try await client.readResponse(timeout: .seconds(20))
+        guard let response = try await Self.fetchFromTLSOrigin(trustingItsCertificate: true) else { return }
         #expect(response.status == 200, "\(response.bodyText)")
         // openssl s_server -www answers with a page describing the TLS session it served.
         #expect(response.bodyText.contains("Ciphers supported"), "\(response.bodyText)")
-        withExtendedLifetime(server) {}
     }
 
     @Test("an https:// URL to an origin with an untrusted certificate gets 502 tls_certificate_error")
     func untrustedCertificate() async throws {
+        guard let response = try await Self.fetchFromTLSOrigin(trustingItsCertificate: false) else { return }
+        #expect(response.status == 502)
+        #expect(response.proxyStatus?.error == "tls_certificate_error")
+    }
+
+    /// `GET https://127.0.0.1:PORT/` through a new Larder from a new local `openssl s_server`, whose self-signed
+    /// certificate Larder is given as `tls.caFile` or not; nil (skipped, with the reason printed) without openssl.
+    private static func fetchFromTLSOrigin(trustingItsCertificate trusts: Bool) async throws -> RawResponse? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
             print("skipped: /usr/bin/openssl is missing, so no local TLS origin can be started")
-            return
+            return nil
         }
         let server = try await TLSOrigin.start()
-        let larder = try await Daemon.start()
+        let larder = try await Daemon.start(config: trusts ? #"{"tls": {"caFile": "\#(server.certificatePath)"}}"# : nil)
         let client = try await RawClient.connect(port: larder.port)
         try await client.send(
             "GET https://127.0.0.1:\(server.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
         let response = try await client.readResponse(timeout: .seconds(20))
-        #expect(response.status == 502)
-        #expect(response.proxyStatus?.error == "tls_certificate_error")
         withExtendedLifetime(server) {}
+        return response
     }
 }
