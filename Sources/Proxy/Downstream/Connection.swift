@@ -203,9 +203,6 @@ final class Connection: LaneSocket, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Bytes queued for the client but not yet written: producers keep this bounded.
-    var pendingOutputBytes: Int { output.byteCount }
-
     /// Sends bytes that are not part of a response body (interim responses).
     func sendRaw(_ bytes: [UInt8]) {
         enqueue(bytes, onWritten: nil)

@@ -23,7 +23,6 @@ struct OutputQueue {
 
     private var chunks: [Chunk] = []
     private var head = 0
-    private(set) var byteCount = 0
 
     var isEmpty: Bool { head == chunks.count }
 
@@ -35,12 +34,10 @@ struct OutputQueue {
             return
         }
         chunks.append(Chunk(bytes: bytes, onWritten: onWritten))
-        byteCount += bytes.count
     }
 
     mutating func append(_ range: FileRange, onWritten: (() -> Void)? = nil) {
         chunks.append(Chunk(bytes: [], file: range.length > 0 ? range : nil, onWritten: onWritten))
-        byteCount += range.length
     }
 
     /// The most chunks handed to one `writev`: a response head, its body, and chunked framing fit.
@@ -92,7 +89,6 @@ struct OutputQueue {
 
     private mutating func advance(by count: Int) {
         var remaining = count
-        byteCount -= count
         var index = head
         while remaining > 0 && index < chunks.count {
             let left = chunks[index].length - chunks[index].offset
@@ -115,6 +111,5 @@ struct OutputQueue {
     mutating func removeAll() {
         chunks.removeAll()
         head = 0
-        byteCount = 0
     }
 }
