@@ -214,12 +214,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
     func sendHead(_ head: consuming ResponseHeadBuilder, contentLength: Int?, hasBody: Bool) {
         if let contentLength { head.add("Content-Length", contentLength) }
         framing = hasBody ? .length(contentLength ?? 0) : .none
-        if draining { keepAlive = false }
-        if !keepAlive {
-            head.add("Connection", "close")
-        } else if requestVersion == .http1_0 {
-            head.add("Connection", "keep-alive")
-        }
+        if let value = connectionField(saysClose: false) { head.add("Connection", value) }
         responseBodyBytes = 0
         enqueue(head.finished(), onWritten: nil)
     }
@@ -244,15 +239,19 @@ final class Connection: LaneSocket, @unchecked Sendable {
         }
         // An answer that says `Connection: close` (an error after which the request's framing can't be
         // trusted, or one refusing the client) must really close, not only say so.
-        if draining || head.headers.listContains("Connection", token: "close") { keepAlive = false }
+        let saysClose = head.headers.listContains("Connection", token: "close")
         head.headers.remove("Connection")
-        if !keepAlive {
-            head.headers.add("Connection", "close")
-        } else if requestVersion == .http1_0 {
-            head.headers.add("Connection", "keep-alive")
-        }
+        if let value = connectionField(saysClose: saysClose) { head.headers.add("Connection", value) }
         responseBodyBytes = 0
         enqueue(head.serialized(), onWritten: nil)
+    }
+
+    /// Settles whether the connection stays open after this response, and returns the `Connection` value that
+    /// says so: `close`, `keep-alive` for an HTTP/1.0 client, or nil for HTTP/1.1's default.
+    private func connectionField(saysClose: Bool) -> String? {
+        if draining || saysClose { keepAlive = false }
+        if !keepAlive { return "close" }
+        return requestVersion == .http1_0 ? "keep-alive" : nil
     }
 
     /// Sends body bytes; `onWritten` runs once they have left (it must not call back into this
@@ -262,14 +261,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
             onWritten?()
             return
         }
-        responseBodyBytes += bytes.count
-        if case .chunked = framing {
-            enqueue(ChunkedEncoding.chunkHeader(size: bytes.count), onWritten: nil)
-            enqueue(bytes, onWritten: nil)
-            enqueue(ChunkedEncoding.chunkTrailer, onWritten: onWritten)
-        } else {
-            enqueue(bytes, onWritten: onWritten)
-        }
+        enqueueBody(length: bytes.count, onWritten: onWritten) { enqueue(bytes, onWritten: $0) }
     }
 
     /// Sends `length` bytes of `file` from its start as response body, with `sendfile`: the bytes go
@@ -279,15 +271,20 @@ final class Connection: LaneSocket, @unchecked Sendable {
             onWritten?()
             return
         }
-        responseBodyBytes += length
         let range = OutputQueue.FileRange(file: file, start: 0, length: length)
-        if case .chunked = framing {
-            enqueue(ChunkedEncoding.chunkHeader(size: length), onWritten: nil)
-            enqueue(range, onWritten: nil)
-            enqueue(ChunkedEncoding.chunkTrailer, onWritten: onWritten)
-        } else {
-            enqueue(range, onWritten: onWritten)
-        }
+        enqueueBody(length: length, onWritten: onWritten) { enqueue(range, onWritten: $0) }
+    }
+
+    /// Queues `length` bytes of body, framed as the response is: inside a chunk when it is chunked.
+    /// `enqueuePayload` queues the bytes themselves, with the action to run once they (and the framing) left.
+    private func enqueueBody(
+        length: Int, onWritten: (@Sendable () -> Void)?, _ enqueuePayload: ((() -> Void)?) -> Void
+    ) {
+        responseBodyBytes += length
+        guard case .chunked = framing else { return enqueuePayload(onWritten) }
+        enqueue(ChunkedEncoding.chunkHeader(size: length), onWritten: nil)
+        enqueuePayload(nil)
+        enqueue(ChunkedEncoding.chunkTrailer, onWritten: onWritten)
     }
 
     /// The response is complete; the connection moves on to the next request (or closes).
