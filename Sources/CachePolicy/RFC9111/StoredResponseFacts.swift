@@ -40,6 +40,11 @@ extension StoredEntryView {
         return StoredResponseFacts(response: response, times: times, heuristicCap: cap)
     }
 
+    /// The request fields the response's `Vary` names (RFC 9111 §4.1), whatever the heuristic cap.
+    public var varyNames: [String] {
+        facts?.varyNames ?? VaryMatch.fieldNames(in: response)
+    }
+
     /// `current_age` of RFC 9111 §4.2.3 at `now`.
     public func currentAge(now: Int64) -> Int64 {
         if let facts, facts.times == times { return facts.currentAge(now: now) }

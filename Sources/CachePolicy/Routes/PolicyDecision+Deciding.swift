@@ -52,7 +52,7 @@ extension PolicyDecision {
     ) -> PolicyDecision {
         guard route.options.caches(method: request.method, match: route.match), let entry,
             VaryMatch.matches(
-                vary: entry.facts(cap: cap).varyNames, storedRequestHeaders: entry.requestHeaders, request: request)
+                vary: entry.varyNames, storedRequestHeaders: entry.requestHeaders, request: request)
         else {
             return .cacheOnlyMiss(key: key)
         }
@@ -133,8 +133,7 @@ extension PolicyDecision {
         guard let entry else { return toOrigin(FetchPlan(reason: .uriMiss, lifetime: lifetime)) }
         guard
             VaryMatch.matches(
-                vary: entry.facts?.varyNames ?? VaryMatch.fieldNames(in: entry.response),
-                storedRequestHeaders: entry.requestHeaders, request: request)
+                vary: entry.varyNames, storedRequestHeaders: entry.requestHeaders, request: request)
         else {
             return toOrigin(FetchPlan(reason: .varyMiss, lifetime: lifetime))
         }
