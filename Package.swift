@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Linux calls Glibc leaves out: epoll, eventfd, the CPU affinity mask.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // The event loop a thread runs: an epoll set, a task inbox, timers. The proxy's lanes are event loops.
+        .target(name: "Reactor", dependencies: ["CLinux"], swiftSettings: strict),
         .target(
             name: "CacheStore",
             dependencies: [
@@ -53,13 +55,13 @@ let package = Package(
         ),
         .target(
             name: "Upstream",
-            dependencies: ["CCurl", "HTTPWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCurl", "HTTPWire", "Reactor", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "Proxy",
             dependencies: [
-                "HTTPWire", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream", "CLinux",
+                "HTTPWire", "CachePolicy", "CacheStore", "ReplayQueue", "Upstream", "Reactor", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -51,10 +51,25 @@ static inline CURLMcode larder_multi_setopt_long(CURLM *handle, CURLMoption opti
     return curl_multi_setopt(handle, option, value);
 }
 
+static inline CURLMcode larder_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+typedef int (*larder_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *userp, void *socketp);
+static inline CURLMcode larder_multi_setopt_socketfunction(CURLM *handle, larder_socket_callback callback) {
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, callback);
+}
+
+typedef int (*larder_timer_callback)(CURLM *multi, long timeout_ms, void *userp);
+static inline CURLMcode larder_multi_setopt_timerfunction(CURLM *handle, larder_timer_callback callback) {
+    return curl_multi_setopt(handle, CURLMOPT_TIMERFUNCTION, callback);
+}
+
 // Constants that Swift imports poorly (macros with casts).
 static const size_t larder_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 static const size_t larder_readfunc_pause = CURL_READFUNC_PAUSE;
 static const size_t larder_readfunc_abort = CURL_READFUNC_ABORT;
 static const curl_socket_t larder_socket_bad = CURL_SOCKET_BAD;
+static const curl_socket_t larder_socket_timeout = CURL_SOCKET_TIMEOUT;
 
 #endif

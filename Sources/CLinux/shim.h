@@ -1,10 +1,16 @@
-// What Swift's Glibc module leaves out: epoll and eventfd for the lanes' event loops, the CPU affinity mask for
+// What Swift's Glibc module leaves out: epoll, eventfd and thread names for the event loops, the CPU affinity mask for
 // how many lanes to run, and malloc tuning. (No _GNU_SOURCE here: it would change Glibc's own types under Swift's
 // feet, so the affinity mask is read with the raw system call.)
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+
+/// Names the calling thread (at most 15 bytes show), for `top -H`, `perf` and core dumps.
+static inline void larder_name_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
 
 /// The CPUs this process may run on (its affinity mask, as `taskset` or systemd's CPUAffinity= set it), at least 1.
 static inline int larder_usable_cpu_count(void) {

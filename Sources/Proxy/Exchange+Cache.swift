@@ -40,7 +40,8 @@ extension Exchange {
             // Served stale without asking: the origin failed moments ago and is left alone for a while.
             if reason == .error { field.detail = "origin-backoff" }
             serveStored(entry!, age: age, status: .stale, field: field)
-            if refresh { server.refreshInBackground(entry!, request: head, url: url, route: route, body: body) }
+            if refresh { server.refreshInBackground(
+                    entry!, request: head, url: url, route: route, body: body, upstream: connection.lane.upstream) }
         case .fetch(let plan):
             lookup?.plan = plan
             lookup?.validating = !plan.conditionalHeaders.isEmpty

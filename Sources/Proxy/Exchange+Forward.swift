@@ -70,7 +70,7 @@ extension Exchange {
         upstreamStarted = .now()
         let lane = connection.lane
         let tally = BodyTally()
-        transfer = server.upstream.start(
+        transfer = lane.upstream.start(
             request,
             onUploadSpace: { [self] in lane.execute { self.connection.resumeRequestBody() } },
             onEvent: { [self] event in lane.execute { self.handle(event, url: url, head: head, tally: tally) } }

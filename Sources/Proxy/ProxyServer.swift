@@ -9,7 +9,8 @@ import ReplayQueue
 import Synchronization
 import Upstream
 
-/// The running proxy: the listener, its connections, the upstream client and the live config.
+/// The running proxy: the listener, its lanes (which run the connections and their upstream clients) and the live
+/// config.
 /// Shared by every connection; its mutable state lives behind `state`'s mutex.
 public final class ProxyServer: @unchecked Sendable {
     struct State {
@@ -26,8 +27,6 @@ public final class ProxyServer: @unchecked Sendable {
     }
 
     private let state: Mutex<State>
-    /// Set once in `init`; it needs `self` for its destination check.
-    private(set) var upstream: UpstreamClient!
     /// Set once in `init`; each lane asks this server how often to sweep for timeouts.
     private(set) var lanes: [Lane] = []
     let logger: Logger
@@ -41,7 +40,7 @@ public final class ProxyServer: @unchecked Sendable {
     /// How many origins `backoffs` holds, readable without its lock: nearly always 0, and then a request needs
     /// neither the lock nor the origin's name.
     private let failingOrigins = Atomic<Int>(0)
-    /// The offline queue, once attached (it needs `upstream`, which this server creates).
+    /// The offline queue, once attached (it needs `upstreamClient`, which this server creates).
     private let queueBox = Mutex<ReplayQueue?>(nil)
     var replayQueue: ReplayQueue? { queueBox.withLock { $0 } }
     /// Renders every metric in Prometheus text format; set by the executable, which owns the registry.
@@ -69,16 +68,18 @@ public final class ProxyServer: @unchecked Sendable {
         self.logger = logger
         self.store = store
         self.now = now
-        upstream = UpstreamClient(logger: logger) { [weak self] destination in
+        let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict = { [weak self] destination in
             guard let self, let address = IPAddress(bytes: destination.bytes) else { return .allow }
             return self.checkDestination(address, port: destination.port)
         }
         // One lane per CPU the process may use: two lanes time-sliced on one CPU would make each lane's clients
         // wait out the other's slices (milliseconds at the 99th percentile).
-        upstream.trustCertificates(in: config.tlsCAFile)
         lanes = (0..<Int(larder_usable_cpu_count())).map { index in
-            Lane(index: index) { [weak self] in self?.settings.timerInterval ?? .seconds(1) }
+            Lane(index: index, sweepInterval: { [weak self] in self?.settings.timerInterval ?? .seconds(1) }) { loop in
+                UpstreamClient(loop: loop, logger: logger, checkDestination: checkDestination)
+            }
         }
+        for lane in lanes { lane.upstream.trustCertificates(in: config.tlsCAFile) }
     }
 
     public var config: Config { state.withLock { $0.config } }
@@ -118,7 +119,7 @@ public final class ProxyServer: @unchecked Sendable {
     /// Takes a new config for new requests; connections and the cache carry on.
     public func reload(_ config: Config) {
         state.withLock { $0.config = config }
-        upstream.trustCertificates(in: config.tlsCAFile)
+        for lane in lanes { lane.upstream.trustCertificates(in: config.tlsCAFile) }
     }
 
     /// Stops accepting, lets in-flight responses finish, and calls `completion` when every
@@ -146,8 +147,9 @@ public final class ProxyServer: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
     }
 
-    /// The libcurl client every origin request goes through (the offline queue replays with it too).
-    public var upstreamClient: UpstreamClient { upstream }
+    /// The libcurl client of the first lane, for origin requests that belong to no client connection: the offline
+    /// queue's replays and background refreshes.
+    public var upstreamClient: UpstreamClient { lanes[0].upstream }
 
     /// Starts replaying queued requests, and lets queue routes add to it.
     public func attach(_ queue: ReplayQueue) {
@@ -159,7 +161,7 @@ public final class ProxyServer: @unchecked Sendable {
     public func shutdown() {
         replayQueue?.stop()
         store?.flush()
-        upstream.stop()
+        for lane in lanes { lane.upstream.stop() }
     }
 
     private func acceptAll() {

@@ -167,7 +167,7 @@ final class Replayer: @unchecked Sendable {
                 guard let self else { return }
                 queue.async { self.handle(event, origin: origin, token: token) }
             case .body, .end:
-                // Only the status line decides; the answer's body is dropped here, on libcurl's thread.
+                // Only the status line decides; the answer's body is dropped here, on the upstream client's thread.
                 return
             }
         }

@@ -3,7 +3,7 @@ import CCurl
 /// Easy handles of finished transfers, kept for the next ones: creating and freeing a handle per request
 /// (`curl_easy_init`, `curl_easy_cleanup`) showed up in profiles of the miss path.
 ///
-/// Confinement: used only on the client's libcurl thread, like the handles themselves.
+/// Confinement: used only on the client's loop thread, like the handles themselves.
 struct EasyHandlePool {
     /// Enough for the transfers usually running at once; handles beyond it are freed.
     static let maxIdle = 64

@@ -1,14 +1,17 @@
 import CCurl
-import Foundation
-import HTTPWire
+import Dispatch
 import Logging
+import Reactor
 import Synchronization
 
-/// Fetches from origins with one libcurl multi handle on a thread of its own, so connections to
-/// origins are reused across all clients.
+/// Fetches from origins with one libcurl multi handle, driven by an event loop through libcurl's socket interface:
+/// the loop's epoll set watches libcurl's sockets and the loop's wait honours libcurl's timer, so a transfer's
+/// events run on the loop's own thread. The proxy gives each lane a client of its own, so a miss is read, fetched
+/// and answered on one thread, and connections to an origin are reused across that lane's clients.
 ///
-/// Confinement: `multi` and every easy handle are touched only on `thread`; other threads talk to
-/// it through `commands` and `curl_multi_wakeup`, which libcurl documents as thread-safe.
+/// Confinement: `multi`, every easy handle, `handles` and `watched` are touched only on the loop's thread; other
+/// threads reach them through `loop.execute`. Commands from the loop's own thread are deferred the same way, so
+/// libcurl is never re-entered from inside one of its callbacks.
 public final class UpstreamClient: @unchecked Sendable {
     enum Command {
         case start(UpstreamTransfer)
@@ -17,29 +20,43 @@ public final class UpstreamClient: @unchecked Sendable {
         case stop
     }
 
+    public let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
-    private let commands = Mutex<[Command]>([])
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
     private let caFile = Mutex<String?>(nil)
     private let logger: Logger
-    /// Touched only on `thread`.
+    private let ownsLoop: Bool
     private var handles = EasyHandlePool()
+    /// libcurl's sockets, each with its registration in the loop.
+    private var watched: [Int32: CurlSocket] = [:]
+    /// When libcurl next wants `CURL_SOCKET_TIMEOUT` (uptime nanoseconds); read by the loop before each wait.
+    private var timeout: UInt64?
+    /// The transfers added to `multi` and not yet removed, by easy handle.
+    private var running: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
+    private var stopped = false
 
+    /// A client on `loop`. With no loop, the client runs one of its own (for users outside the proxy's lanes).
     /// - Parameter checkDestination: consulted for every address before libcurl connects to it.
     public init(
+        loop: EventLoop? = nil,
         maxConnections: Int = 256,
         logger: Logger,
         checkDestination: @escaping @Sendable (DestinationAddress) -> DestinationVerdict
     ) {
         UpstreamClient.globalInit
+        self.loop = loop ?? EventLoop(name: "larder-upstream")
+        ownsLoop = loop == nil
         // curl_multi_init fails only when out of memory, which the process cannot survive anyway.
         multi = curl_multi_init()!
-        _ = larder_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         self.logger = logger
         self.checkDestination = checkDestination
-        let thread = Thread { [self] in run() }
-        thread.name = "larder-upstream"
-        thread.start()
+        _ = larder_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = larder_multi_setopt_socketfunction(multi, socketCallback)
+        _ = larder_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
+        _ = larder_multi_setopt_timerfunction(multi, timerCallback)
+        _ = larder_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
+        self.loop.execute { [self] in self.loop.add(TimeoutWatch(client: self)) }
     }
 
     private static let globalInit: Void = {
@@ -52,7 +69,8 @@ public final class UpstreamClient: @unchecked Sendable {
         caFile.withLock { $0 = file }
     }
 
-    /// Starts a request. `onEvent` is called on the libcurl thread: hop to your own queue.
+    /// Starts a request. `onEvent` is called on the client's loop thread, from inside libcurl: hand the work on with
+    /// `execute` (of this loop or your own queue) rather than calling into the transfer from there.
     /// `onUploadSpace` is called when a full request-body buffer has room again.
     @discardableResult
     public func start(
@@ -65,43 +83,90 @@ public final class UpstreamClient: @unchecked Sendable {
         return transfer
     }
 
-    /// Ends the libcurl thread; transfers still running are dropped.
+    /// Drops the transfers still running; a client with a loop of its own ends the loop's thread too.
     public func stop() {
         post(.stop)
     }
 
     func post(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+        loop.execute { [self] in perform(command) }
     }
 
-    // MARK: The libcurl thread
+    // MARK: The loop's thread
 
-    private func run() {
+    private func perform(_ command: Command) {
+        if stopped { return }
+        switch command {
+        case .start(let transfer): begin(transfer)
+        case .resume(let transfer): resume(transfer)
+        case .cancel(let transfer): remove(transfer, result: nil)
+        case .stop:
+            stopped = true
+            for transfer in Array(running.values) { remove(transfer, result: nil) }
+            if ownsLoop { loop.stop() }
+            return
+        }
+        collectFinished()
+    }
+
+    fileprivate func socketAction(_ descriptor: Int32, events: UInt32) {
+        if stopped { return }
+        var mask: Int32 = 0
+        if events & EventLoop.readable != 0 { mask |= CURL_CSELECT_IN }
+        if events & EventLoop.writable != 0 { mask |= CURL_CSELECT_OUT }
+        if events & ~(EventLoop.readable | EventLoop.writable) != 0 { mask |= CURL_CSELECT_ERR }
         var running: Int32 = 0
-        while true {
-            let pending = commands.withLock { commands -> [Command] in
-                defer { commands.removeAll(keepingCapacity: true) }
-                return commands
+        curl_multi_socket_action(multi, descriptor, mask, &running)
+        collectFinished()
+    }
+
+    fileprivate func timeoutReached() {
+        timeout = nil
+        if stopped { return }
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, larder_socket_timeout, 0, &running)
+        collectFinished()
+    }
+
+    /// libcurl's socket callback: which of its sockets to watch for what.
+    fileprivate func watch(_ descriptor: Int32, what: Int32) {
+        if what == CURL_POLL_REMOVE {
+            if let socket = watched.removeValue(forKey: descriptor) {
+                loop.unregister(descriptor, token: socket.token)
             }
-            for command in pending {
-                switch command {
-                case .start(let transfer): begin(transfer)
-                case .resume(let transfer): resume(transfer)
-                case .cancel(let transfer): remove(transfer, result: nil)
-                case .stop: return
-                }
+            return
+        }
+        var events: UInt32 = 0
+        if what & CURL_POLL_IN != 0 { events |= EventLoop.readable }
+        if what & CURL_POLL_OUT != 0 { events |= EventLoop.writable }
+        if let socket = watched[descriptor] {
+            loop.modify(descriptor, token: socket.token, events: events)
+            return
+        }
+        let socket = CurlSocket(client: self, descriptor: descriptor)
+        guard let token = loop.register(descriptor, socket, events: events) else {
+            logger.error("cannot watch an upstream socket", metadata: ["descriptor": "\(descriptor)"])
+            return
+        }
+        socket.token = token
+        watched[descriptor] = socket
+    }
+
+    /// libcurl's timer callback: -1 for no timeout, 0 for "as soon as you can" (never from inside the callback).
+    fileprivate func setTimeout(milliseconds: Int) {
+        timeout = milliseconds < 0 ? nil : DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    }
+
+    fileprivate var nextTimeout: UInt64? { timeout }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            if let transfer = UpstreamClient.transfer(of: easy) {
+                remove(transfer, result: result)
             }
-            curl_multi_perform(multi, &running)
-            var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
-                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-                let result = message.pointee.data.result
-                if let transfer = UpstreamClient.transfer(of: easy) {
-                    remove(transfer, result: result)
-                }
-            }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
 
@@ -113,6 +178,8 @@ public final class UpstreamClient: @unchecked Sendable {
     }
 
     private func begin(_ transfer: UpstreamTransfer) {
+        // Cancelled before it started: nothing to add.
+        if transfer.flow.withLock({ $0.finished }) { return }
         guard let easy = handles.take() else {
             transfer.finish(with: CURLE_OUT_OF_MEMORY)
             return
@@ -122,6 +189,7 @@ public final class UpstreamClient: @unchecked Sendable {
         let context = Unmanaged.passRetained(transfer).toOpaque()
         EasyConfiguration.apply(
             transfer.request, to: easy, transfer: transfer, context: context, caFile: caFile.withLock { $0 })
+        running[easy] = transfer
         curl_multi_add_handle(multi, easy)
     }
 
@@ -135,6 +203,7 @@ public final class UpstreamClient: @unchecked Sendable {
         guard let handle = transfer.handle else { return }
         if let result { transfer.finish(with: result) }
         curl_multi_remove_handle(multi, handle)
+        running[handle] = nil
         if result != nil {
             handles.reuse(handle)
         } else {
@@ -146,4 +215,50 @@ public final class UpstreamClient: @unchecked Sendable {
         transfer.headerList = nil
         Unmanaged.passUnretained(transfer).release()
     }
+}
+
+/// One of libcurl's sockets in the loop: readiness goes back to libcurl for the socket it belongs to.
+private final class CurlSocket: EventLoopSocket {
+    weak var client: UpstreamClient?
+    let descriptor: Int32
+    var token: UInt64 = 0
+
+    init(client: UpstreamClient, descriptor: Int32) {
+        self.client = client
+        self.descriptor = descriptor
+    }
+
+    func socketEvents(_ events: UInt32) {
+        client?.socketAction(descriptor, events: events)
+    }
+}
+
+/// libcurl's timer, as the loop's deadline.
+private final class TimeoutWatch: EventLoopDeadline {
+    weak var client: UpstreamClient?
+
+    init(client: UpstreamClient) {
+        self.client = client
+    }
+
+    var deadline: UInt64? { client?.nextTimeout }
+
+    func deadlineReached() {
+        client?.timeoutReached()
+    }
+}
+
+private func client(_ userp: UnsafeMutableRawPointer?) -> UpstreamClient {
+    // Both callbacks are registered with the client's own pointer, and the client outlives its multi handle's use.
+    Unmanaged<UpstreamClient>.fromOpaque(userp!).takeUnretainedValue()
+}
+
+private let socketCallback: larder_socket_callback = { _, descriptor, what, userp, _ in
+    client(userp).watch(descriptor, what: what)
+    return 0
+}
+
+private let timerCallback: larder_timer_callback = { _, milliseconds, userp in
+    client(userp).setTimeout(milliseconds: milliseconds)
+    return 0
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// One request to an origin, from `UpstreamClient.start` until its last event.
 ///
 /// Confinement: `handle`, `headerList`, `errorBuffer` and `head` are touched only on the client's
-/// libcurl thread. Everything other threads touch (the upload buffer, flow-control counters) lives
+/// loop thread. Everything other threads touch (the upload buffer, flow-control counters) lives
 /// in `flow`, behind its mutex. That split is why this class is `@unchecked Sendable`.
 public final class UpstreamTransfer: @unchecked Sendable {
     /// Bytes handed to the consumer but not yet acknowledged with `consumed(_:)`. Above `pauseAbove`
@@ -73,8 +73,11 @@ public final class UpstreamTransfer: @unchecked Sendable {
     @discardableResult
     public func sendBody(_ bytes: [UInt8]) -> Bool {
         let (wake, hasRoom) = flow.withLock { flow -> (Bool, Bool) in
-            if flow.uploadOffset > 0 && flow.uploadOffset == flow.upload.count {
-                flow.upload.removeAll(keepingCapacity: true)
+            // Drop what libcurl has taken before adding more. Waiting for the buffer to empty is not enough: libcurl
+            // takes from the front while the client adds at the back, so it may never be empty mid-upload, and the
+            // buffer would grow to the whole body. Moving the rest (under `uploadHighWater`) costs less than that.
+            if flow.uploadOffset > 0 && flow.uploadOffset * 2 >= flow.upload.count {
+                flow.upload.removeFirst(flow.uploadOffset)
                 flow.uploadOffset = 0
             }
             flow.upload.append(contentsOf: bytes)
@@ -113,7 +116,7 @@ public final class UpstreamTransfer: @unchecked Sendable {
         if !alreadyFinished { client?.post(.cancel(self)) }
     }
 
-    // MARK: libcurl callbacks (loop thread)
+    // MARK: libcurl callbacks (the client's loop thread)
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         // After the final head, libcurl hands over a chunked body's trailer fields here. Larder re-frames

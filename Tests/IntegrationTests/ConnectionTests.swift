@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// Client connections: persistence, HTTP/1.0, pipelining, timeouts and the connection limit (RFC 9112 §9).
@@ -17,16 +18,20 @@ struct ConnectionTests {
         #expect(origin.connectionCount == 1)
     }
 
-    @Test("separate clients' requests to one origin share one upstream connection")
+    @Test("separate clients' requests to one origin reuse upstream connections: at most one per lane")
     func upstreamReuseAcrossClients() async throws {
         let origin = try OriginServer { request in .ok("body of \(request.path)") }
         let larder = try await Daemon.start()
-        for path in ["/a", "/b", "/c"] {
+        // Each lane (one per CPU the daemon may use, as the test may) keeps its own upstream connections, and clients
+        // are dealt to the lanes in turn: three clients per lane, one after another, need one connection per lane.
+        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        let paths = (0..<3 * lanes).map { "/\($0)" }
+        for path in paths {
             let result = try await Curl.get(origin.url(path), via: larder)
             #expect(result.bodyText == "body of \(path)")
         }
-        #expect(origin.requests.count == 3)
-        #expect(origin.connectionCount == 1)
+        #expect(origin.requests.count == paths.count)
+        #expect(origin.connectionCount <= lanes, "\(origin.connectionCount) connections for \(lanes) lanes")
     }
 
     @Test("an HTTP/1.0 client gets a chunked origin body whole, delimited by the connection's close")

@@ -5,8 +5,8 @@ import Synchronization
 import Upstream
 
 /// Refreshes one stored response while stale copies are being served (RFC 5861 §3), without a
-/// client waiting. Events arrive on the libcurl thread, one at a time, so its state needs no queue
-/// of its own; the mutex only makes that visible to the compiler.
+/// client waiting. Events arrive on the thread of the lane that started it, one at a time, so its state needs no
+/// queue of its own; the mutex only makes that visible to the compiler.
 final class BackgroundRefresh: Sendable {
     private struct State {
         var writer: CacheWriter?
@@ -31,8 +31,8 @@ final class BackgroundRefresh: Sendable {
         self.requestTime = requestTime
     }
 
-    func start(_ upstreamRequest: UpstreamRequest) {
-        server.upstream.start(upstreamRequest) { event in self.handle(event) }
+    func start(_ upstreamRequest: UpstreamRequest, on upstream: UpstreamClient) {
+        upstream.start(upstreamRequest) { event in self.handle(event) }
     }
 
     private func handle(_ event: UpstreamEvent) {
@@ -107,8 +107,12 @@ final class BackgroundRefresh: Sendable {
 }
 
 extension ProxyServer {
-    /// Starts a background refresh of `entry`, unless one for its key is already running.
-    func refreshInBackground(_ entry: StoredEntry, request: RequestHead, url: AbsoluteURL, route: Route, body: [UInt8]?) {
+    /// Starts a background refresh of `entry` on `upstream` (the client of the lane asking), unless one for its key
+    /// is already running.
+    func refreshInBackground(
+        _ entry: StoredEntry, request: RequestHead, url: AbsoluteURL, route: Route, body: [UInt8]?,
+        upstream: UpstreamClient
+    ) {
         guard refreshing.withLock({ $0.insert(entry.key).inserted }) else { return }
         // A refresh may have landed between this request's look-up and now: then `entry` is no longer what is
         // stored, and refreshing it again would be a second fetch.
@@ -135,7 +139,8 @@ extension ProxyServer {
                     readSeconds: Int(((route.options.timeoutMilliseconds ?? config.timeouts.readMilliseconds) + 999) / 1000)
                 ),
                 paced: false
-            )
+            ),
+            on: upstream
         )
     }
 
