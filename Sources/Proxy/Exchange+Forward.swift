@@ -70,10 +70,16 @@ extension Exchange {
         upstreamStarted = .now()
         let lane = connection.lane
         let tally = BodyTally()
+        // The lane's own client calls back on this lane's thread, from inside libcurl, which nothing here calls
+        // into directly (the transfer's methods only queue commands), so the events are handled right there instead
+        // of as one more task per event.
         transfer = lane.upstream.start(
             request,
             onUploadSpace: { [self] in lane.execute { self.connection.resumeRequestBody() } },
-            onEvent: { [self] event in lane.execute { self.handle(event, url: url, head: head, tally: tally) } }
+            onEvent: { [self] event in
+                if lane.isCurrent { return handle(event, url: url, head: head, tally: tally) }
+                lane.execute { self.handle(event, url: url, head: head, tally: tally) }
+            }
         )
         tally.transfer = transfer
         if case .prefixThenStreamed(let prefix) = upload {
@@ -331,7 +337,7 @@ extension StoredEntry {
 }
 
 /// How much of a response body with a known length has arrived, and from which transfer. Confined to the exchange's
-/// connection queue, where every upstream event is handled.
+/// lane, where every upstream event is handled.
 private final class BodyTally: @unchecked Sendable {
     /// The transfer whose events these are; weak, since the transfer holds the event handler that holds this.
     weak var transfer: UpstreamTransfer?
