@@ -140,8 +140,11 @@ public final class UpstreamClient: @unchecked Sendable {
         if what & CURL_POLL_IN != 0 { events |= EventLoop.readable }
         if what & CURL_POLL_OUT != 0 { events |= EventLoop.writable }
         if let socket = watched[descriptor] {
-            loop.modify(descriptor, token: socket.token, events: events)
-            return
+            if loop.modify(descriptor, token: socket.token, events: events) { return }
+            // The descriptor was closed and its number reused without a REMOVE first: epoll forgot the old one, so
+            // the new socket is registered afresh below.
+            loop.unregister(descriptor, token: socket.token)
+            watched[descriptor] = nil
         }
         let socket = CurlSocket(client: self, descriptor: descriptor)
         guard let token = loop.register(descriptor, socket, events: events) else {
