@@ -147,8 +147,8 @@ public final class ProxyServer: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout)), execute: finish)
     }
 
-    /// The libcurl client of the first lane, for origin requests that belong to no client connection: the offline
-    /// queue's replays and background refreshes.
+    /// The libcurl client of the first lane, for origin requests that belong to no lane: the offline queue's
+    /// replays.
     public var upstreamClient: UpstreamClient { lanes[0].upstream }
 
     /// Starts replaying queued requests, and lets queue routes add to it.
