@@ -53,6 +53,26 @@ extension CacheStore {
         }
     }
 
+    /// Reports the outcomes of one drain's commits as `complete` does, in order, with one hop to `completionQueue`
+    /// for them all: a hop each would wake that queue's thread once per commit.
+    func complete(_ outcomes: [(completion: (@Sendable (Bool) -> Void)?, stored: Bool)]) {
+        var reported: [(completion: @Sendable (Bool) -> Void, stored: Bool)] = []
+        for outcome in outcomes {
+            if let completion = outcome.completion {
+                reported.append((completion, outcome.stored))
+            } else {
+                writesInFlight.leave()
+            }
+        }
+        guard !reported.isEmpty else { return }
+        completionQueue.async { [writesInFlight, reported] in
+            for outcome in reported {
+                outcome.completion(outcome.stored)
+                writesInFlight.leave()
+            }
+        }
+    }
+
     /// Writes everything queued as one transaction: renamed bodies' rows, refreshes, batched access times, then
     /// least-recently-used eviction if the disk budget is exceeded. Runs on `writerQueue`.
     func drain() {
@@ -109,8 +129,8 @@ extension CacheStore {
                 if case .file(_, let stamp?) = job.body { verified[job.entry.bodyID] = stamp }
             }
         }
-        for job in batch.committed { complete(job.completion, stored: true) }
-        for (job, _) in batch.failed { complete(job.completion, stored: false) }
+        complete(
+            batch.committed.map { ($0.completion, true) } + batch.failed.map { job, _ in (job.completion, false) })
     }
 
     /// What one drain did, for the updates that follow its transaction.

@@ -1,5 +1,6 @@
 import CacheStore
 import HTTPWire
+import Synchronization
 import Testing
 
 /// A batch that gives a key its first rows puts them in the memory tier as it wrote them, without reading them back;
@@ -61,6 +62,30 @@ struct BatchTests {
             #expect(seeds == [3, 2, 4, 5])
         }
         #expect(try indexed(directory, keys) == held)
+    }
+
+    @Test("a batch's completions run in commit order, each with its entry already visible to lookups")
+    func completionsInOrderAndVisible() throws {
+        let directory = TemporaryDirectory()
+        let store = try openStore(directory)
+        #expect(store.waitForStoredKeys())
+        let seen = Mutex<[(index: Int, stored: Bool, visible: Bool)]>([])
+        store.holdingWrites {
+            for index in 0..<6 {
+                let entry = entry("/c/\(index)", variant: "", responseTime: 100, tag: "\(index)")
+                guard let writer = store.writer(for: entry, expectedSize: 300) else { continue }
+                writer.append(pattern(300, seed: index))
+                writer.commit { stored in
+                    // What a request woken by this completion would find.
+                    let visible = !store.variants(forKey: entry.key).isEmpty
+                    seen.withLock { $0.append((index, stored, visible)) }
+                }
+            }
+        }
+        store.flush()
+        let outcomes = seen.withLock { $0 }
+        #expect(outcomes.map(\.index) == Array(0..<6))
+        #expect(outcomes.allSatisfy { $0.stored && $0.visible })
     }
 
     @Test("a refresh in the batch that gives a key its first row reaches the memory tier")
