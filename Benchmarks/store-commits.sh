@@ -2,19 +2,20 @@
 # CPU the store spends per committed 1 KiB miss (the best of several runs: the machine is shared, and the least
 # disturbed run is the closest to the cost itself), and pwrite calls per commit (strace).
 #   Benchmarks/store-commits.sh [wave] [runs]   (wave: commits in flight at once, default 1; runs default 7)
+#   Benchmarks/store-commits.sh cN [runs]       (N clients, each committing again when its last commit completes)
 # Needs a release build with tests:
 #   swift build -c release --scratch-path .build-store --build-tests -Xswiftc -enable-testing
 # (valgrind 3.19 cannot read this toolchain's DWARF 5, and crashes on the stripped test runner.)
 set -eu
 cd "$(dirname "$0")/.."
 wave=${1:-1}
+case $wave in
+c*) export LARDER_STORE_BENCH_CLIENTS=${wave#c} ;;
+esac
 runs=${2:-7}
 count=${COUNT:-5000}
 binary=${BINARY:-.build-store/release/larderPackageTests.xctest}
 out=$(mktemp -d)
-bench() {
-    LARDER_STORE_BENCH=1 LARDER_STORE_BENCH_COUNT=$1 LARDER_STORE_BENCH_WAVE=$wave "$@"
-}
 i=0
 while [ "$i" -lt "$runs" ]; do
     LARDER_STORE_BENCH=1 LARDER_STORE_BENCH_COUNT=$count LARDER_STORE_BENCH_WAVE=$wave \
