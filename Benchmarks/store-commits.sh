@@ -23,7 +23,8 @@ while [ "$i" -lt "$runs" ]; do
         sed -n 's/.*cpu-us-per-commit \([0-9.]*\).*/\1/p' >>"$out/cpu"
     i=$((i + 1))
 done
-echo "wave $wave: CPU us per commit, best of $runs: $(sort -n "$out/cpu" | head -1) (all: $(sort -n "$out/cpu" | tr '\n' ' '))"
+all=$(sort -n "$out/cpu" | tr '\n' ' ')
+echo "wave $wave: CPU us per commit, best of $runs: $(sort -n "$out/cpu" | head -1) (all: $all)"
 for n in 1000 3000; do
     LARDER_STORE_BENCH=1 LARDER_STORE_BENCH_COUNT=$n LARDER_STORE_BENCH_WAVE=$wave \
         strace -f -c -e trace=pwrite64,fdatasync,fsync -o "$out/strace.$n" "$binary" --testing-library swift-testing \
