@@ -53,6 +53,26 @@ extension CacheStore {
         }
     }
 
+    /// Reports the outcomes of one drain's commits as `complete` does, in order, with one hop to `completionQueue`
+    /// for them all: a hop each would wake that queue's thread once per commit.
+    func complete(_ outcomes: [(completion: (@Sendable (Bool) -> Void)?, stored: Bool)]) {
+        var reported: [(completion: @Sendable (Bool) -> Void, stored: Bool)] = []
+        for outcome in outcomes {
+            if let completion = outcome.completion {
+                reported.append((completion, outcome.stored))
+            } else {
+                writesInFlight.leave()
+            }
+        }
+        guard !reported.isEmpty else { return }
+        completionQueue.async { [writesInFlight, reported] in
+            for outcome in reported {
+                outcome.completion(outcome.stored)
+                writesInFlight.leave()
+            }
+        }
+    }
+
     /// Writes everything queued as one transaction: renamed bodies' rows, refreshes, batched access times, then
     /// least-recently-used eviction if the disk budget is exceeded. Runs on `writerQueue`.
     func drain() {
@@ -79,17 +99,20 @@ extension CacheStore {
         for (_, error) in batch.failed { recordWriteFailure(error) }
         let forgotten = Set(batch.evicted.map(\.key)).union(batch.invalidated)
         if !forgotten.isEmpty { memory.invalidate(keys: forgotten) }
-        let copies = Dictionary(
-            batch.committed.compactMap { job in job.memoryCopy.map { (job.entry.bodyID, $0) } },
-            uniquingKeysWith: { first, _ in first })
-        for (key, rows) in batch.reloaded {
-            memory.replace(
-                key: key,
-                with: rows.map { row in
-                    var variant = memoryVariant(row)
-                    if variant.body == nil { variant.body = copies[row.entry.bodyID] }
-                    return variant
-                })
+        for (key, variants) in batch.inserted { memory.replace(key: key, with: variants) }
+        if !batch.reloaded.isEmpty {
+            let copies = Dictionary(
+                batch.committed.compactMap { job in job.memoryCopy.map { (job.entry.bodyID, $0) } },
+                uniquingKeysWith: { first, _ in first })
+            for (key, rows) in batch.reloaded {
+                memory.replace(
+                    key: key,
+                    with: rows.map { row in
+                        var variant = memoryVariant(row)
+                        if variant.body == nil { variant.body = copies[row.entry.bodyID] }
+                        return variant
+                    })
+            }
         }
         if let totals = batch.totals {
             disk.withLock { disk in
@@ -106,8 +129,8 @@ extension CacheStore {
                 if case .file(_, let stamp?) = job.body { verified[job.entry.bodyID] = stamp }
             }
         }
-        for job in batch.committed { complete(job.completion, stored: true) }
-        for (job, _) in batch.failed { complete(job.completion, stored: false) }
+        complete(
+            batch.committed.map { ($0.completion, true) } + batch.failed.map { job, _ in (job.completion, false) })
     }
 
     /// What one drain did, for the updates that follow its transaction.
@@ -116,8 +139,11 @@ extension CacheStore {
         var failed: [(CommitJob, any Error)] = []
         var replaced: [RemovedRow] = []
         var evicted: [RemovedRow] = []
-        /// Keys whose variant lists changed, as they now stand.
+        /// Keys whose variant lists changed, as they now stand, read back from the index.
         var reloaded: [String: [IndexedVariant]] = [:]
+        /// Keys that had no row before the batch, with the variants it gave them, newest first: known without
+        /// reading them back.
+        var inserted: [String: [MemoryVariant]] = [:]
         /// Keys the memory tier must forget (a refresh that did not reach the index).
         var invalidated: Set<String> = []
         var totals: (entries: Int, bytes: Int)?
@@ -166,7 +192,15 @@ extension CacheStore {
         // Counted before the rows commit, so a lookup never finds a committed row's key absent.
         var addedKeys: [String] = []
         for case .commit(let job) in ready { addedKeys.append(job.entry.key) }
-        storedKeys.adding(addedKeys)
+        let wasAbsent = storedKeys.adding(addedKeys)
+        // Keys no row had before this batch (every key on the miss path): afterwards their variants are exactly
+        // the rows the batch inserts, so there is no older row to look up and nothing to read back. A refresh in
+        // the same batch may change one of those rows; such keys take the general path.
+        var newKeys = Set<String>()
+        for (key, absent) in zip(addedKeys, wasAbsent) where absent { newKeys.insert(key) }
+        if !newKeys.isEmpty {
+            for case .refresh(let key, _, _, _, _) in ready { newKeys.remove(key) }
+        }
         do {
             if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
             batch = try pool.writeTransaction { db in
@@ -174,6 +208,23 @@ extension CacheStore {
                 try StoreIndex.touch(db, accessTimes)
                 for write in ready {
                     switch write {
+                    case .commit(let job) where newKeys.contains(job.entry.key):
+                        let key = job.entry.key
+                        var variants = batch.inserted[key, default: []]
+                        // Only a row this batch inserted can be in the way.
+                        let earlier = variants.firstIndex { $0.entry.variant == job.entry.variant }
+                        let old = try StoreIndex.insert(db, job, now: accessClock.next(), replacing: earlier != nil)
+                        if let old { batch.replaced.append(old) }
+                        if let earlier { variants.remove(at: earlier) }
+                        // Newest response first, as `StoreIndex.variants` orders them: this row has the largest id,
+                        // so it goes before those with the same response time.
+                        let position =
+                            variants.firstIndex { $0.entry.responseTime <= job.entry.responseTime } ?? variants.endIndex
+                        variants.insert(
+                            MemoryVariant(entry: job.entry, crc: job.crc, isInline: job.isInline, body: job.memoryCopy),
+                            at: position)
+                        batch.inserted[key] = variants
+                        batch.committed.append(job)
                     case .commit(let job):
                         if let old = try StoreIndex.insert(db, job, now: accessClock.next()) {
                             batch.replaced.append(old)
@@ -186,12 +237,16 @@ extension CacheStore {
                     }
                 }
                 // Evict to 95 % of the budget, so the next commits do not each evict.
-                batch.evicted = try StoreIndex.evict(db, above: limits.diskMaxBytes, downTo: target)
+                let eviction = try StoreIndex.evict(
+                    db, totals: try StoreIndex.totals(db), above: limits.diskMaxBytes, downTo: target)
+                batch.evicted = eviction.evicted
+                batch.totals = eviction.totals
+                // An evicted key is forgotten by the memory tier instead.
                 let evictedKeys = Set(batch.evicted.map(\.key))
-                for key in Set(ready.map(\.key)) where !evictedKeys.contains(key) {
+                for key in evictedKeys { batch.inserted[key] = nil }
+                for key in Set(ready.map(\.key)) where !evictedKeys.contains(key) && !newKeys.contains(key) {
                     batch.reloaded[key] = try StoreIndex.variants(db, key: key, withInlineBodies: false)
                 }
-                batch.totals = try StoreIndex.totals(db)
                 return batch
             }
             storedKeys.removed((batch.replaced + batch.evicted).lazy.map(\.key))

@@ -194,6 +194,11 @@ public final class CacheStore: Sendable {
         files.path(for: entry.bodyID)
     }
 
+    /// Runs `body` on the writer queue, so the index changes it queues all land in the one batch after it (tests).
+    package func holdingWrites<T>(_ body: () throws -> T) rethrows -> T {
+        try writerQueue.sync(execute: body)
+    }
+
     /// Waits for the start-up orphan sweep (tests).
     package func waitForOrphanSweep() {
         orphanSweep.wait()

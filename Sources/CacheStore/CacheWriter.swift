@@ -9,8 +9,9 @@ import Synchronization
 
 /// Receives a body as it streams to the client and commits it to the store when the body is whole.
 ///
-/// Confinement: the caller-side state (`phase`, `buffer`, `total`, `keepsCopy`) is used by one caller queue at
-/// a time (not thread-safe itself); the file state (`descriptor`, `crc`, `writeError`) only on `fileQueue`.
+/// Confinement: the caller-side state (`phase`, `buffer`, `total`, `keepsCopy`, making `fileQueue`) is used by one
+/// caller queue at a time (not thread-safe itself); the file state (`descriptor`, `crc`, `writeError`) only on
+/// `fileQueue`.
 /// `append` stays cheap: up to `inlineMaxBytes` the body is buffered, beyond that it is written to a temp file
 /// on `fileQueue`, in order, while the caller goes on.
 public final class CacheWriter: @unchecked Sendable {
@@ -32,8 +33,10 @@ public final class CacheWriter: @unchecked Sendable {
     private var entry: StoredEntry
     private let expectedSize: Int?
     private let bodyID: UInt64
-    private let tempPath: String
-    private let fileQueue: DispatchQueue
+    /// Computed, not kept: most bodies are small and never spill, so the path is not worth a string per writer.
+    private var tempPath: String { store.files.tempPath(for: bodyID) }
+    /// Made when the body first spills: most bodies on the miss path are small, and never need it.
+    private lazy var fileQueue = DispatchQueue(label: "larder.store.body", target: store.bodyQueue)
 
     // Caller side.
     private var phase = Phase.buffering
@@ -56,8 +59,6 @@ public final class CacheWriter: @unchecked Sendable {
         self.entry = entry
         self.expectedSize = expectedSize
         self.bodyID = store.bodyIDs.next()
-        self.tempPath = store.files.tempPath(for: bodyID)
-        self.fileQueue = DispatchQueue(label: "larder.store.body", target: store.bodyQueue)
     }
 
     deinit {

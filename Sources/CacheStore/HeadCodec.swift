@@ -7,6 +7,9 @@ enum HeadCodec {
 
     static func encode(_ head: ResponseHead) -> [UInt8] {
         var writer = Writer()
+        writer.bytes.reserveCapacity(
+            1 + Writer.numberSize(head.version.major) + Writer.numberSize(head.version.minor)
+                + Writer.numberSize(head.status) + Writer.stringSize(head.reason) + Writer.fieldsSize(head.headers))
         writer.bytes.append(formatVersion)
         writer.number(head.version.major)
         writer.number(head.version.minor)
@@ -18,6 +21,7 @@ enum HeadCodec {
 
     static func encode(_ headers: HTTPHeaders) -> [UInt8] {
         var writer = Writer()
+        writer.bytes.reserveCapacity(1 + Writer.fieldsSize(headers))
         writer.bytes.append(formatVersion)
         writer.fields(headers)
         return writer.bytes
@@ -42,6 +46,19 @@ enum HeadCodec {
 
     private struct Writer {
         var bytes: [UInt8] = []
+
+        /// What `number` appends: seven bits a byte. Sizes are computed up front so the buffer is allocated once.
+        static func numberSize(_ value: Int) -> Int {
+            max(1, (UInt64.bitWidth - UInt64(truncatingIfNeeded: value).leadingZeroBitCount + 6) / 7)
+        }
+
+        static func stringSize(_ value: String) -> Int {
+            numberSize(value.utf8.count) + value.utf8.count
+        }
+
+        static func fieldsSize(_ headers: HTTPHeaders) -> Int {
+            headers.reduce(numberSize(headers.count)) { $0 + stringSize($1.name) + stringSize($1.value) }
+        }
 
         mutating func number(_ value: Int) {
             var rest = UInt64(truncatingIfNeeded: value)

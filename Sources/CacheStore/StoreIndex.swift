@@ -142,9 +142,10 @@ enum StoreIndex {
     // MARK: Writes
 
     /// Stores a committed body's row, replacing any row for the same key and variant; returns the replaced one.
-    static func insert(_ db: Database, _ job: CommitJob, now: Int64) throws -> RemovedRow? {
+    /// With `replacing` false the caller knows there is none, and the look-up for it is skipped.
+    static func insert(_ db: Database, _ job: CommitJob, now: Int64, replacing: Bool = true) throws -> RemovedRow? {
         let entry = job.entry
-        let replaced = try delete(db, .variant(key: entry.key, variant: entry.variant)).first
+        let replaced = replacing ? try delete(db, .variant(key: entry.key, variant: entry.variant)).first : nil
         let head = HeadCodec.encode(entry.head)
         let vary = HeadCodec.encode(entry.varyRequestHeaders)
         var inline: Data?
@@ -225,10 +226,13 @@ enum StoreIndex {
         return db.changesCount
     }
 
-    /// Deletes least-recently-used rows until the disk charge is at most `target`, if it is above `limit`.
-    static func evict(_ db: Database, above limit: Int, downTo target: Int) throws -> [RemovedRow] {
-        var bytes = try totals(db).bytes
-        guard bytes > limit else { return [] }
+    /// Deletes least-recently-used rows until the disk charge is at most `target`, if it is above `limit`;
+    /// `totals` are the table's as they stand. Returns the rows deleted and the totals after.
+    static func evict(
+        _ db: Database, totals: (entries: Int, bytes: Int), above limit: Int, downTo target: Int
+    ) throws -> (evicted: [RemovedRow], totals: (entries: Int, bytes: Int)) {
+        var bytes = totals.bytes
+        guard bytes > limit else { return ([], totals) }
         var evicted: [RemovedRow] = []
         let oldest = try db.cachedStatement(
             sql: "SELECT id, key, body_id, body IS NULL, charge FROM entry ORDER BY last_access, id LIMIT 256")
@@ -242,6 +246,6 @@ enum StoreIndex {
                 bytes -= row[4] as Int
             }
         }
-        return evicted
+        return (evicted, (totals.entries - evicted.count, bytes))
     }
 }

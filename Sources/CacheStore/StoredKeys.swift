@@ -51,9 +51,25 @@ final class StoredKeys: Sendable {
     /// Whether the counts are loaded (tests).
     var isLoaded: Bool { state.withLock { $0.counts != nil } }
 
-    /// Before a transaction that adds a row for each of `keys` (once per row).
-    func adding(_ keys: some Sequence<String>) {
-        change(keys, by: 1)
+    /// Before a transaction that adds a row for each of `keys` (once per row). Says, for each, whether the key
+    /// certainly had no row before it (always false while the counts are loading); a key listed twice has a row
+    /// the second time.
+    @discardableResult
+    func adding(_ keys: [String]) -> [Bool] {
+        let hashes = keys.map(StoredKeys.hash)
+        guard !hashes.isEmpty else { return [] }
+        return state.withLock { state in
+            guard state.counts != nil else {
+                for hash in hashes { state.journal.deltas[hash, default: 0] += 1 }
+                return Array(repeating: false, count: hashes.count)
+            }
+            // ! : the counts are loaded (checked just above), and changed in place rather than copied.
+            return hashes.map { hash in
+                let absent = state.counts![hash] == nil
+                StoredKeys.apply(1, to: hash, in: &state.counts!)
+                return absent
+            }
+        }
     }
 
     /// After a transaction removed a row for each of `keys` (once per row), or when one that was to add them failed.

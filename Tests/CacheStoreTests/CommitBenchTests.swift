@@ -1,0 +1,141 @@
+import CacheStore
+import Dispatch
+import HTTPWire
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The store's share of the proxy's miss path, for profiling (`Benchmarks/store-commits.sh`): every request a new
+/// URL, a 1 KiB cacheable body, committed the way `Exchange+Forward.swift` does. Prints figures, asserts only that
+/// everything was stored.
+@Suite("Commit benchmark")
+struct CommitBenchTests {
+    @Test(
+        "commits of 1 KiB misses (LARDER_STORE_BENCH=1; LARDER_STORE_BENCH_COUNT, LARDER_STORE_BENCH_WAVE)",
+        .enabled(if: getenv("LARDER_STORE_BENCH") != nil && getenv("LARDER_STORE_BENCH_CLIENTS") == nil))
+    func missCommits() throws {
+        let count = environment("LARDER_STORE_BENCH_COUNT") ?? 2_000
+        // How many commits are in flight before the benchmark waits for them all: 1 is one request at a time,
+        // larger waves let the writer queue batch as it does under concurrent clients.
+        let wave = max(1, environment("LARDER_STORE_BENCH_WAVE") ?? 1)
+        let directory = TemporaryDirectory()
+        let limits = StoreLimits(memoryMaxBytes: 64 << 20, diskMaxBytes: 1 << 30, maxObjectSize: 16 << 20)
+        let store = try openStore(directory, limits: limits)
+        #expect(store.waitForStoredKeys())
+        let body = pattern(1_024, seed: 1)
+        let stored = Atomic(0)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let cpuBefore = processCPUMicroseconds()
+        var index = 0
+        while index < count {
+            let inFlight = DispatchGroup()
+            for _ in 0..<min(wave, count - index) {
+                let entry = Self.missEntry(index)
+                index += 1
+                guard let writer = store.writer(for: entry, expectedSize: body.count) else { continue }
+                writer.append(body)
+                inFlight.enter()
+                writer.commit { ok in
+                    if ok { stored.add(1, ordering: .relaxed) }
+                    inFlight.leave()
+                }
+            }
+            inFlight.wait()
+        }
+        let elapsed = clock.now - started
+        let cpu = processCPUMicroseconds() - cpuBefore
+        #expect(stored.load(ordering: .relaxed) == count)
+        #expect(store.stats().diskEntries == count)
+        print(
+            "commit bench: \(count) commits, waves of \(wave): \(elapsed) wall, "
+                + "cpu-us-per-commit \(Double(cpu) / Double(count))")
+    }
+
+    /// CPU time of every thread of the process (user and system), so the writer queue's work counts.
+    private func processCPUMicroseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return time.tv_sec * 1_000_000 + time.tv_nsec / 1_000
+    }
+
+    @Test(
+        "commits of 1 KiB misses from concurrent clients (LARDER_STORE_BENCH=1; LARDER_STORE_BENCH_COUNT, _CLIENTS)",
+        .enabled(if: getenv("LARDER_STORE_BENCH") != nil && getenv("LARDER_STORE_BENCH_CLIENTS") != nil))
+    func concurrentClientCommits() throws {
+        let count = environment("LARDER_STORE_BENCH_COUNT") ?? 2_000
+        // Each client commits its next response when its previous commit completes, as a proxy client whose
+        // repeat request waits for the stored answer would: batches form as they do under load, not in waves.
+        let clients = max(1, environment("LARDER_STORE_BENCH_CLIENTS") ?? 50)
+        let directory = TemporaryDirectory()
+        let limits = StoreLimits(memoryMaxBytes: 64 << 20, diskMaxBytes: 1 << 30, maxObjectSize: 16 << 20)
+        let store = try openStore(directory, limits: limits)
+        #expect(store.waitForStoredKeys())
+        let body = pattern(1_024, seed: 1)
+        let next = Atomic(0)
+        let stored = Atomic(0)
+        let done = DispatchGroup()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let cpuBefore = processCPUMicroseconds()
+
+        @Sendable func commitNext() {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < count else {
+                done.leave()
+                return
+            }
+            guard let writer = store.writer(for: Self.missEntry(index), expectedSize: body.count) else {
+                done.leave()
+                return
+            }
+            writer.append(body)
+            writer.commit { ok in
+                if ok { stored.add(1, ordering: .relaxed) }
+                commitNext()
+            }
+        }
+
+        for _ in 0..<clients {
+            done.enter()
+            DispatchQueue.global().async { commitNext() }
+        }
+        done.wait()
+        let elapsed = clock.now - started
+        let cpu = processCPUMicroseconds() - cpuBefore
+        #expect(stored.load(ordering: .relaxed) == count)
+        #expect(store.stats().diskEntries == count)
+        print(
+            "commit bench: \(count) commits, \(clients) clients: \(elapsed) wall, "
+                + "cpu-us-per-commit \(Double(cpu) / Double(count))")
+    }
+
+    private func environment(_ name: String) -> Int? {
+        getenv(name).flatMap { Int(String(cString: $0)) }
+    }
+
+    /// What `StoredEntry.from` makes of a typical origin's 200 with `max-age`, no `Vary`.
+    private static func missEntry(_ index: Int) -> StoredEntry {
+        let url = "http://127.0.0.1:8080/bench/item-\(index)"
+        return StoredEntry(
+            key: "GET " + url, variant: "", url: url, route: "default",
+            head: ResponseHead(
+                status: 200, reason: "OK",
+                headers: [
+                    "Server": "nginx/1.22.1",
+                    "Date": "Mon, 23 Nov 2026 06:00:00 GMT",
+                    "Content-Type": "application/octet-stream",
+                    "Content-Length": "1024",
+                    "Last-Modified": "Sun, 22 Nov 2026 12:00:00 GMT",
+                    "ETag": "\"6740a1c0-400\"",
+                    "Cache-Control": "max-age=3600",
+                    "Accept-Ranges": "bytes",
+                ]),
+            varyRequestHeaders: [:], requestTime: 1_795_000_000, responseTime: 1_795_000_000)
+    }
+}
