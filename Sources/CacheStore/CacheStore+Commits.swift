@@ -25,12 +25,23 @@ extension CacheStore {
     }
 
     func enqueue(_ write: PendingWrite) {
-        let schedule = pending.withLock { pending in
+        // How long the new drain waits, when this write schedules one (see `PendingWrites.minimumDrainInterval`).
+        let wait = pending.withLock { pending -> UInt64? in
             pending.writes.append(write)
-            defer { pending.drainScheduled = true }
-            return !pending.drainScheduled
+            if pending.drainScheduled { return nil }
+            pending.drainScheduled = true
+            let earliest = pending.lastDrain + PendingWrites.minimumDrainInterval
+            let now = DispatchTime.now().uptimeNanoseconds
+            return earliest > now ? earliest - now : 0
         }
-        if schedule { writerQueue.async { self.drain() } }
+        guard let wait else { return }
+        if wait == 0 {
+            writerQueue.async { self.drain() }
+        } else {
+            // Weak, so a store its owner dropped after `flush()` is gone at once, not when the timer fires; writes
+            // still pending then are drained by `deinit`.
+            writerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [weak self] in self?.drain() }
+        }
     }
 
     /// Counts a failed write and pauses storing (logged once per outage).
@@ -78,6 +89,7 @@ extension CacheStore {
     func drain() {
         let writes = pending.withLock { pending in
             pending.drainScheduled = false
+            pending.lastDrain = DispatchTime.now().uptimeNanoseconds
             defer { pending.writes = [] }
             return pending.writes
         }

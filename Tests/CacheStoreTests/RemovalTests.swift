@@ -115,6 +115,23 @@ struct RemovalTests {
         #expect(contents(store.body(of: refreshed)) == body)
     }
 
+    @Test("a store dropped while a refresh waits for its batch writes it before the directory is free again")
+    func refreshPendingAtDrop() throws {
+        let directory = TemporaryDirectory()
+        let newHead = ResponseHead(status: 200, headers: ["ETag": "\"v2\"", "Cache-Control": "max-age=60"])
+        do {
+            let store = try openStore(directory)
+            // A commit just drained, so the refresh after it waits for the next batch rather than draining at once.
+            #expect(put(store, makeEntry("/p"), [1, 2, 3]))
+            store.refresh(
+                key: "GET http://example.com/p", variant: "", head: newHead, requestTime: 10, responseTime: 11)
+        }
+        let store = try openStore(directory)
+        let stored = try #require(store.variants(forKey: "GET http://example.com/p").first)
+        #expect(stored.head == newHead)
+        #expect(stored.responseTime == 11)
+    }
+
     @Test("a refresh for a variant that is gone changes nothing")
     func refreshMissing() throws {
         let directory = TemporaryDirectory()
