@@ -10,41 +10,34 @@ enum EasyConfiguration {
     /// Framing is libcurl's job (from `INFILESIZE`), and `Host` comes from the URL (RFC 9112 §3.2.2).
     private static let fieldsLibcurlOwns = ["Host", "Content-Length", "Transfer-Encoding"]
 
+    /// Sets `request`'s options on `easy`. A new handle (`isNew`) first gets the options every transfer shares; a
+    /// reused one still has them, and every per-request option is set here whether the request uses it or not.
     static func apply(
-        _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, transfer: UpstreamTransfer,
+        _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, isNew: Bool, transfer: UpstreamTransfer,
         context: UnsafeMutableRawPointer, caFile: String?
     ) {
+        if isNew { applyShared(to: easy, caFile: caFile) }
         _ = larder_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         _ = larder_easy_setopt_string(easy, CURLOPT_URL, request.url)
-        // Never through a proxy, whatever `http_proxy` the daemon inherited: that would loop through Larder.
-        _ = larder_easy_setopt_string(easy, CURLOPT_PROXY, "")
-        _ = larder_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-        _ = larder_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
-        _ = larder_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        _ = larder_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
-        _ = larder_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = larder_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
-        _ = larder_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 * 1024)
-        _ = larder_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 64 * 1024)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = larder_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds)
-        if let caFile { _ = larder_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
-        if request.timeouts.readSeconds > 0 {
-            // "Less than one byte a second for readSeconds" is libcurl's idle-read timeout.
-            _ = larder_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-            _ = larder_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, request.timeouts.readSeconds)
-        }
-
-        _ = larder_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, headerCallback)
+        // "Less than one byte a second for readSeconds" is libcurl's idle-read timeout; 0 and 0 switch it off.
+        let idleRead = request.timeouts.readSeconds > 0
+        _ = larder_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, idleRead ? 1 : 0)
+        _ = larder_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, idleRead ? request.timeouts.readSeconds : 0)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
-        _ = larder_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, writeCallback)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = larder_easy_setopt_opensocket(easy, openSocketCallback)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
 
+        // Back to a plain GET with no body (HTTPGET also clears NOBODY and UPLOAD), then what this request needs.
+        _ = larder_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        _ = larder_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, nil)
+        _ = larder_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, -1)
+        _ = larder_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, nil)
+        _ = larder_easy_setopt_pointer(easy, CURLOPT_READDATA, nil)
         switch (request.method, request.body) {
         case ("GET", .none):
-            _ = larder_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+            break
         case ("HEAD", .none):
             _ = larder_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
         case (_, .none):
@@ -68,6 +61,24 @@ enum EasyConfiguration {
         }
         transfer.headerList = list
         _ = larder_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// The options every transfer shares, set once per handle.
+    private static func applyShared(to easy: UnsafeMutableRawPointer, caFile: String?) {
+        // Never through a proxy, whatever `http_proxy` the daemon inherited: that would loop through Larder.
+        _ = larder_easy_setopt_string(easy, CURLOPT_PROXY, "")
+        _ = larder_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        _ = larder_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        _ = larder_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
+        _ = larder_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
+        _ = larder_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = larder_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        _ = larder_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 64 * 1024)
+        _ = larder_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 64 * 1024)
+        if let caFile { _ = larder_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        _ = larder_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, headerCallback)
+        _ = larder_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, writeCallback)
+        _ = larder_easy_setopt_opensocket(easy, openSocketCallback)
     }
 
     private static func configureUpload(_ easy: UnsafeMutableRawPointer, method: String, length: Int, context: UnsafeMutableRawPointer) {

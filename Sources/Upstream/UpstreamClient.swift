@@ -183,15 +183,17 @@ public final class UpstreamClient: @unchecked Sendable {
     private func begin(_ transfer: UpstreamTransfer) {
         // Cancelled before it started: nothing to add.
         if transfer.flow.withLock({ $0.finished }) { return }
-        guard let easy = handles.take() else {
+        let caFile = caFile.withLock { $0 }
+        guard let (easy, isNew) = handles.take(caFile: caFile) else {
             transfer.finish(with: CURLE_OUT_OF_MEMORY)
             return
         }
         transfer.handle = easy
+        transfer.caFile = caFile
         // Retained until `remove`, so callbacks always find it alive.
         let context = Unmanaged.passRetained(transfer).toOpaque()
         EasyConfiguration.apply(
-            transfer.request, to: easy, transfer: transfer, context: context, caFile: caFile.withLock { $0 })
+            transfer.request, to: easy, isNew: isNew, transfer: transfer, context: context, caFile: caFile)
         running[easy] = transfer
         curl_multi_add_handle(multi, easy)
     }
@@ -208,7 +210,7 @@ public final class UpstreamClient: @unchecked Sendable {
         curl_multi_remove_handle(multi, handle)
         running[handle] = nil
         if result != nil {
-            handles.reuse(handle)
+            handles.reuse(handle, caFile: transfer.caFile)
         } else {
             // Cancelled mid-transfer, perhaps paused: not worth trusting to a reset.
             curl_easy_cleanup(handle)

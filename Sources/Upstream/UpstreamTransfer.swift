@@ -37,6 +37,8 @@ public final class UpstreamTransfer: @unchecked Sendable {
     // Loop-thread state.
     var handle: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The CA file the handle was set up with, so the pool knows whether the next transfer may keep its options.
+    var caFile: String?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     var head = HeadAccumulator()
     var headDelivered = false

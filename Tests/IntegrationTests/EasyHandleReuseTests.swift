@@ -1,7 +1,8 @@
+import Foundation
 import Testing
 
-/// Larder reuses libcurl easy handles from one origin request to the next (reset in between): nothing of an
-/// earlier request may reach the origin with a later one.
+/// Larder reuses libcurl easy handles from one origin request to the next, setting every per-request option each
+/// time: nothing of an earlier request may reach the origin with a later one.
 @Suite("Easy handle reuse")
 struct EasyHandleReuseTests {
     @Test("after a PUT with a body and extra fields, plain GETs reach the origin as sent, with nothing carried over")
@@ -35,6 +36,35 @@ struct EasyHandleReuseTests {
             #expect(request.headers("X-Later") == ["\(index)"])
             // The curl client's own default, not the PUT's.
             #expect(request.headers("Accept") == ["*/*"])
+        }
+    }
+
+    @Test("after HEADs, DELETEs and POSTs, GETs are GETs again, and their bodies arrive")
+    func methodsDoNotCarryOver() async throws {
+        let origin = try OriginServer { request in
+            OriginResponse(
+                status: 200, headers: [("Cache-Control", "no-store")], body: .bytes(Array("\(request.method) body".utf8)))
+        }
+        let larder = try await Daemon.start()
+        // Clients are dealt to the lanes in turn, and each lane has its own handles: one round per lane gives every
+        // lane's handle each method before the GETs.
+        let lanes = ProcessInfo.processInfo.activeProcessorCount
+        for arguments in [["-I"], ["-X", "DELETE"], ["-X", "POST", "--data-binary", "posted", "-H", "Expect:"]] {
+            for index in 0..<lanes {
+                let result = try await Curl.run(arguments + [origin.url("/earlier/\(index)")], via: larder)
+                #expect(result.exitCode == 0, "curl: \(result.stderr)")
+            }
+        }
+        for index in 0..<lanes {
+            let get = try await Curl.run([origin.url("/later/\(index)")], via: larder)
+            #expect(get.bodyText == "GET body")
+        }
+        let later = origin.requests.filter { $0.target.hasPrefix("/later/") }
+        #expect(later.count == lanes)
+        for request in later {
+            #expect(request.method == "GET")
+            #expect(request.body.isEmpty)
+            #expect(request.header("Content-Length") == nil)
         }
     }
 
