@@ -13,6 +13,16 @@ extension String {
         return lhs.elementsEqual(rhs) { $0.asciiLowercased == $1.asciiLowercased }
     }
 
+    /// Whether the string starts with `prefix`, ignoring ASCII case; no lowercased copy is made.
+    public func hasPrefixIgnoringASCIICase(_ prefix: String) -> Bool {
+        withUTF8Bytes { bytes in
+            prefix.withUTF8Bytes { prefix in
+                bytes.count >= prefix.count
+                    && ASCII.equalIgnoringCase(UnsafeBufferPointer(rebasing: bytes[0..<prefix.count]), prefix)
+            }
+        }
+    }
+
     /// Drops leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
     public func trimmingHTTPWhitespace() -> String {
         withUTF8Bytes { bytes in

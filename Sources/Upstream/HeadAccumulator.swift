@@ -47,12 +47,15 @@ struct HeadAccumulator {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
             return .invalid(UpstreamError(.protocolError, details: "header line without a field name"))
         }
-        let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
-        guard !name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else {
+        let name = line[line.startIndex..<colon]
+        guard !name.contains(where: Self.isWhitespace) else {
             return .invalid(UpstreamError(.protocolError, details: "whitespace in header field name"))
         }
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPWhitespace()
-        fields.append(HTTPField(name, value))
+        // Trimmed as bytes, so each field costs its two strings and nothing more.
+        var value = line[(colon + 1)...]
+        while let first = value.first, Self.isWhitespace(first) { value = value.dropFirst() }
+        while let last = value.last, Self.isWhitespace(last) { value = value.dropLast() }
+        fields.append(HTTPField(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         return .needMore
     }
 
@@ -62,17 +65,29 @@ struct HeadAccumulator {
         bytes = 0
     }
 
-    /// `HTTP/1.1 200 OK`; libcurl also reports HTTP/2 heads as `HTTP/2 200`.
+    /// `HTTP/1.1 200 OK`; libcurl also reports HTTP/2 heads as `HTTP/2 200`. Read as bytes: it comes once per
+    /// response, and splitting it into strings cost more allocations than the rest of a small head.
     static func parseStatusLine(_ line: Slice<UnsafeRawBufferPointer>) -> (HTTPVersion, Int, String)? {
-        let text = String(decoding: line, as: UTF8.self)
-        let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/") else { return nil }
-        let versionText = parts[0].dropFirst(5)
-        let numbers = versionText.split(separator: ".")
-        guard let major = Int(numbers.first ?? ""), major >= 1 else { return nil }
-        guard parts[1].utf8.count == 3, let code = Int(parts[1]), (100...999).contains(code) else { return nil }
-        let reason = parts.count > 2 ? String(parts[2]) : ResponseHead.standardReason(for: code)
+        let text = UnsafeRawBufferPointer(rebasing: line)
+        guard let firstSpace = text.firstIndex(of: 0x20), text.starts(with: "HTTP/".utf8) else { return nil }
+        let major = text[5..<firstSpace].prefix { $0 != UInt8(ascii: ".") }
+        guard (1...3).contains(major.count), major.allSatisfy(isDigit), major.first != UInt8(ascii: "0") else {
+            return nil
+        }
+        let codeEnd = firstSpace + 4
+        guard codeEnd <= text.count, text[(firstSpace + 1)..<codeEnd].allSatisfy(isDigit),
+            codeEnd == text.count || text[codeEnd] == 0x20
+        else { return nil }
+        let code = text[(firstSpace + 1)..<codeEnd].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard code >= 100 else { return nil }
+        let reason =
+            codeEnd < text.count
+            ? String(decoding: text[(codeEnd + 1)...], as: UTF8.self) : ResponseHead.standardReason(for: code)
         // Whatever the origin spoke, Larder answers its client in HTTP/1.1.
         return (.http1_1, code, reason)
     }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 }

@@ -10,7 +10,7 @@ extension RFC9111 {
     /// `ageHeaderValue(currentAge)` (RFC 9111 §5.1).
     public static func storableHeaders(_ response: ResponseHead) -> HTTPHeaders {
         var headers = response.headers.removingHopByHop()
-        headers.removeAll { $0.name.asciiLowercased.hasPrefix("proxy-") }
+        headers.removeAll { $0.name.hasPrefixIgnoringASCIICase("proxy-") }
         return headers
     }
 }
