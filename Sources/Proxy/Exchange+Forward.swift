@@ -81,7 +81,7 @@ extension Exchange {
                 lane.execute { self.handle(event, url: url, head: head, tally: tally) }
             }
         )
-        tally.transfer = transfer
+        activeTally = tally
         if case .prefixThenStreamed(let prefix) = upload {
             transfer?.sendBody(prefix)
             if requestComplete { transfer?.finishBody() }
@@ -91,7 +91,7 @@ extension Exchange {
     private func handle(_ event: UpstreamEvent, url: AbsoluteURL, head: RequestHead, tally: BodyTally) {
         // Events already queued from a transfer this exchange dropped (a stand-in served, which may have started a
         // new fetch) belong to no response any more.
-        guard let transfer, transfer === tally.transfer else { return }
+        guard let transfer, tally === activeTally else { return }
         switch event {
         case .head(let origin):
             server.metrics.recordUpstreamLatency(since: upstreamStarted)
@@ -336,11 +336,11 @@ extension StoredEntry {
     }
 }
 
-/// How much of a response body with a known length has arrived, and from which transfer. Confined to the exchange's
-/// lane, where every upstream event is handled.
-private final class BodyTally: @unchecked Sendable {
-    /// The transfer whose events these are; weak, since the transfer holds the event handler that holds this.
-    weak var transfer: UpstreamTransfer?
+/// How much of a response body with a known length has arrived. One per transfer: its identity tells the current
+/// transfer's events from those of one the exchange dropped (the exchange keeps the current one as `activeTally`).
+/// Compared by identity rather than through a weak reference to the transfer, which cost an allocation per miss for
+/// the reference's side table. Confined to the exchange's lane, where every upstream event is handled.
+final class BodyTally: @unchecked Sendable {
     /// The `Content-Length` being relayed; nil for chunked or close-delimited bodies and bodiless responses.
     var expected: Int?
     var received = 0

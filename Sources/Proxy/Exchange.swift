@@ -23,6 +23,8 @@ final class Exchange: @unchecked Sendable {
     let started = DispatchTime.now()
     private(set) var requestComplete: Bool
     var transfer: UpstreamTransfer?
+    /// The body count of `transfer`'s response; events carrying another one are from a transfer dropped since.
+    var activeTally: BodyTally?
     /// What the cache knows about this request, when it goes through the cache.
     var lookup: CacheLookup?
     /// Receives the origin's body while it streams, when the response is being stored.

@@ -6,7 +6,7 @@ import HTTPWire
 /// client sent: no added, removed or rewritten fields beyond the proxy's own duties.
 enum EasyConfiguration {
     /// libcurl adds these unless told not to; an empty `Name:` entry removes one.
-    private static let curlDefaultFields = ["Accept", "Expect"]
+    private static let curlDefaultFieldRemovals = [(name: "Accept", line: "Accept:"), (name: "Expect", line: "Expect:")]
     /// Framing is libcurl's job (from `INFILESIZE`), and `Host` comes from the URL (RFC 9112 §3.2.2).
     private static let fieldsLibcurlOwns = ["Host", "Content-Length", "Transfer-Encoding"]
 
@@ -51,13 +51,25 @@ enum EasyConfiguration {
         }
 
         var list: UnsafeMutablePointer<curl_slist>?
+        // Each line is assembled in one reused buffer, since libcurl copies it anyway.
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
         for field in request.headers where !fieldsLibcurlOwns.contains(where: field.name.equalsIgnoringASCIICase) {
-            // "Name;" is libcurl's way to send a field with an empty value.
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-            list = curl_slist_append(list, line)
+            line.removeAll(keepingCapacity: true)
+            field.name.withUTF8Bytes { line.append(contentsOf: $0) }
+            if field.value.isEmpty {
+                line.append(UInt8(ascii: ";"))  // "Name;" is libcurl's way to send a field with an empty value.
+            } else {
+                line.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                field.value.withUTF8Bytes { line.append(contentsOf: $0) }
+            }
+            line.append(0)
+            list = line.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+            }
         }
-        for name in curlDefaultFields where !request.headers.contains(name) {
-            list = curl_slist_append(list, "\(name):")
+        for removal in curlDefaultFieldRemovals where !request.headers.contains(removal.name) {
+            list = curl_slist_append(list, removal.line)
         }
         transfer.headerList = list
         _ = larder_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
