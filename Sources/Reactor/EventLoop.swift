@@ -47,6 +47,8 @@ open class EventLoop: @unchecked Sendable {
         /// The wake-up descriptor has been written and the loop has not yet taken the tasks.
         var wakePending = false
         var stopping = false
+        /// The loop has ended and closed its descriptors: tasks are dropped.
+        var closed = false
     }
 
     /// Readiness for input, output, hang-up and errors, edge-triggered: the socket hears of each change once, and
@@ -101,19 +103,25 @@ open class EventLoop: @unchecked Sendable {
             local.append(task)
             return
         }
-        let wake = inbox.withLock { inbox in
+        inbox.withLock { inbox in
+            // A stopped loop's descriptors are closed, and their numbers may already belong to other files.
+            guard !inbox.closed else { return }
             inbox.tasks.append(task)
-            defer { inbox.wakePending = true }
-            return !inbox.wakePending
+            if !inbox.wakePending {
+                inbox.wakePending = true
+                signal()
+            }
         }
-        if wake { signal() }
     }
 
-    /// Ends the loop's thread once the tasks queued now have run; sockets still registered are left as they are.
-    /// From any thread.
+    /// Ends the loop's thread once the tasks queued now have run; sockets still registered are left as they are, and
+    /// tasks handed to it afterwards are dropped. From any thread.
     public func stop() {
-        inbox.withLock { $0.stopping = true }
-        signal()
+        inbox.withLock { inbox in
+            guard !inbox.closed, !inbox.stopping else { return }
+            inbox.stopping = true
+            signal()
+        }
     }
 
     /// Calls `socket.endOfTurn()` once everything ready now has run: what a turn queues for one socket (a response's
@@ -208,8 +216,12 @@ open class EventLoop: @unchecked Sendable {
         sockets = [:]
         deadlines = []
         timers = []
-        close(epollDescriptor)
-        close(wakeDescriptor)
+        inbox.withLock { inbox in
+            inbox.closed = true
+            inbox.tasks = []
+            close(epollDescriptor)
+            close(wakeDescriptor)
+        }
     }
 
     private func runLocalWork() {

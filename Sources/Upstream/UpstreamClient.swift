@@ -9,8 +9,8 @@ import Synchronization
 /// events run on the loop's own thread. The proxy gives each lane a client of its own, so a miss is read, fetched
 /// and answered on one thread, and connections to an origin are reused across that lane's clients.
 ///
-/// Confinement: `multi`, every easy handle, `handles` and `watched` are touched only on the loop's thread; other
-/// threads reach them through `loop.execute`. Commands from the loop's own thread are deferred the same way, so
+/// Confinement: `multi`, every easy handle, `handles`, `watched`, `timeout`, `running` and `stopped` are touched only
+/// on the loop's thread; other threads reach them through `loop.execute`. Commands from the loop's own thread are deferred the same way, so
 /// libcurl is never re-entered from inside one of its callbacks.
 public final class UpstreamClient: @unchecked Sendable {
     enum Command {
