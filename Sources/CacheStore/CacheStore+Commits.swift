@@ -111,6 +111,8 @@ extension CacheStore {
         for (_, error) in batch.failed { recordWriteFailure(error) }
         let forgotten = Set(batch.evicted.map(\.key)).union(batch.invalidated)
         if !forgotten.isEmpty { memory.invalidate(keys: forgotten) }
+        // The key set grows with the cache, outside the tier: the memory budget covers both.
+        memory.reserve(storedKeys.heapBytes)
         for (key, variants) in batch.inserted { memory.replace(key: key, with: variants) }
         if !batch.reloaded.isEmpty {
             let copies = Dictionary(

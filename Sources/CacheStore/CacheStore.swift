@@ -201,6 +201,9 @@ public final class CacheStore: Sendable {
         janitorWork.wait()
     }
 
+    /// What the memory tier sets aside of its budget for the stored-key set (tests).
+    package var memoryReservedBytes: Int { memory.reservedBytes }
+
     /// Where the body file of `entry` is, if it has one (tests damage it on purpose).
     package func bodyFilePath(of entry: StoredEntry) -> String {
         files.path(for: entry.bodyID)

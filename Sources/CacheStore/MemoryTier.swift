@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The memory tier: for each key it holds, every stored variant's metadata and the small bodies, so a hit touches
-/// neither SQLite nor the disk. Least-recently-used keys go first when the tier is over `maxBytes`.
+/// neither SQLite nor the disk. Least-recently-used keys go first when the tier is over `maxBytes`, less what
+/// `reserve` set aside for the store's other memory that grows with the cache (the stored-key set).
 ///
 /// A key is held only with its complete variant list, so `variants(forKey:)` may answer from here alone.
 /// Writers (the store's writer queue) replace a key's list after each index change and bump `generation`;
@@ -16,6 +17,18 @@ final class MemoryTier: Sendable {
     init(maxBytes: Int) {
         self.maxBytes = maxBytes
     }
+
+    /// Sets aside `bytes` of `maxBytes` for memory the tier does not hold but the budget must cover, evicting what
+    /// no longer fits.
+    func reserve(_ bytes: Int) {
+        state.withLock { state in
+            state.reserved = min(max(0, bytes), maxBytes)
+            state.evict(toFit: maxBytes)
+        }
+    }
+
+    /// Bytes currently set aside by `reserve`.
+    var reservedBytes: Int { state.withLock { $0.reserved } }
 
     var generation: UInt64 { state.withLock { $0.generation } }
 
@@ -153,13 +166,14 @@ final class MemoryTier: Sendable {
         var variantCount = 0
         var evictions = 0
         var generation: UInt64 = 0
+        var reserved = 0
 
         mutating func insert(key: String, variants: [MemoryVariant], maxBytes: Int) {
             if let slot = slots[key] { remove(slot) }
             // Filed under the first variant's own key string, so the table, the node and the entry share one buffer.
             let key = variants.first?.entry.key ?? key
             let charge = variants.reduce(Node.overhead(key: key, variantCount: variants.count)) { $0 + $1.charge }
-            guard charge <= maxBytes else { return }
+            guard charge <= maxBytes - reserved else { return }
             let node = Node(key: key, variants: variants, charge: charge, newer: -1, older: -1)
             let slot: Int
             if let reused = freeSlots.popLast() {
@@ -173,7 +187,12 @@ final class MemoryTier: Sendable {
             bytes += charge
             variantCount += variants.count
             link(slot)
-            while bytes > maxBytes, oldest != -1, oldest != slot {
+            evict(toFit: maxBytes, keeping: slot)
+        }
+
+        /// Drops least-recently-used keys (never `keeping`) until the tier is within `maxBytes` less `reserved`.
+        mutating func evict(toFit maxBytes: Int, keeping: Int = -1) {
+            while bytes > maxBytes - reserved, oldest != -1, oldest != keeping {
                 remove(oldest)
                 evictions += 1
             }

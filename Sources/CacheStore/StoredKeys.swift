@@ -48,6 +48,16 @@ final class StoredKeys: Sendable {
         }
     }
 
+    /// The heap the counts take: a hash table of 8-byte keys and 4-byte counts with its occupancy bitmap, sized by its
+    /// capacity, which stays ahead of the row count. About 16 bytes a row, some 16 MiB for a million: charged to the
+    /// memory budget (`MemoryTier.reserve`), since it grows with the cache.
+    var heapBytes: Int {
+        state.withLock { state in
+            let capacity = state.counts?.capacity ?? 0
+            return capacity * (MemoryLayout<UInt64>.stride + MemoryLayout<UInt32>.stride) + capacity / 8
+        }
+    }
+
     /// Whether the counts are loaded (tests).
     var isLoaded: Bool { state.withLock { $0.counts != nil } }
 

@@ -134,3 +134,34 @@ struct BatchTests {
         #expect(try indexed(directory, keys) == held)
     }
 }
+
+/// The stored-key set grows with the cache but lives outside the memory tier: the tier's budget covers it.
+@Suite("Memory budget")
+struct MemoryBudgetTests {
+    @Test("the memory tier gives up room for the stored-key set, so the two together stay within the budget")
+    func keySetIsCharged() throws {
+        let directory = TemporaryDirectory()
+        let budget = 512 * 1024
+        let store = try openStore(
+            directory, limits: StoreLimits(memoryMaxBytes: budget, diskMaxBytes: 256 << 20, maxObjectSize: 1 << 20))
+        #expect(store.waitForStoredKeys())
+        // Many more entries than the tier holds, so it stays full and its size shows what room it was left.
+        for index in 0..<6_000 {
+            guard let writer = store.writer(for: makeEntry("/\(index)"), expectedSize: 1) else {
+                Issue.record("no writer")
+                return
+            }
+            writer.append([UInt8(index & 0xFF)])
+            writer.commit()
+        }
+        store.flush()
+        let reserved = store.memoryReservedBytes
+        // 6,000 keys in a hash table of 8-byte hashes and 4-byte counts: 72 KB and more.
+        #expect(reserved >= 6_000 * 12)
+        let stats = store.stats()
+        #expect(stats.memoryBytes <= budget - reserved)
+        #expect(stats.memoryBytes <= budget - 6_000 * 12)
+        #expect(stats.memoryBytes > budget / 2, "the tier should still be full, at \(stats.memoryBytes) bytes")
+        #expect(stats.diskEntries == 6_000)
+    }
+}
