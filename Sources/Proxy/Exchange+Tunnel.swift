@@ -75,7 +75,13 @@ extension Exchange {
             server.tunnelOpened()
             let tunnel = Tunnel(
                 client: clientSocket, origin: originSocket, toClient: established, toOrigin: pending,
-                queue: tunnelQueue, onClose: { [server] _ in server.tunnelClosed() }
+                idleLimit: .milliseconds(Int(config.timeouts.tunnelIdleMilliseconds)), queue: tunnelQueue,
+                onClose: { [server, url] _, idle in
+                    if idle {
+                        server.logger.info("tunnel closed after idling", metadata: ["target": "\(url)"])
+                    }
+                    server.tunnelClosed()
+                }
             )
             tunnelQueue.async { tunnel.start() }
         }

@@ -57,6 +57,33 @@ struct TunnelTests {
         withExtendedLifetime(second) {}
     }
 
+    @Test("a tunnel silent both ways for timeouts.tunnelIdle is closed, one carrying bytes stays open")
+    func idleTunnelCloses() async throws {
+        let echo = try TCPEchoServer()
+        let larder = try await Daemon.start(
+            config: #"{"connectPorts": [\#(echo.port)], "timeouts": {"tunnelIdle": "1500ms"}}"#)
+        let connect = "CONNECT \(echo.authority) HTTP/1.1\r\nHost: \(echo.authority)\r\n\r\n"
+
+        let silent = try await RawClient.connect(port: larder.port)
+        // Timed from before the tunnel exists, so a slow machine can only make it look later, never earlier.
+        let asked = ContinuousClock.now
+        try await silent.send(connect)
+        #expect(try await Self.readHead(silent).hasPrefix("HTTP/1.1 200 "))
+        #expect(try await silent.readToEnd(timeout: .seconds(10)).isEmpty)
+        let lasted = ContinuousClock.now - asked
+        #expect(lasted >= .milliseconds(1500), "closed after \(lasted)")
+
+        // A byte each way every 100 ms for longer than the limit: never idle that long, so never closed.
+        let busy = try await RawClient.connect(port: larder.port)
+        try await busy.send(connect)
+        #expect(try await Self.readHead(busy).hasPrefix("HTTP/1.1 200 "))
+        for round in 0..<20 {
+            try await busy.send([UInt8(round)])
+            #expect(try await busy.read(count: 1, timeout: .seconds(2)) == [UInt8(round)])
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     @Test("curl --proxytunnel reaches an origin through a CONNECT tunnel, as https_proxy would")
     func curlThroughTunnel() async throws {
         let origin = try OriginServer { request in .ok("tunnelled \(request.target)") }

@@ -88,6 +88,7 @@ extension Config {
             timeouts.connectMilliseconds = section.milliseconds("connect") ?? timeouts.connectMilliseconds
             timeouts.readMilliseconds = section.milliseconds("read") ?? timeouts.readMilliseconds
             timeouts.drainMilliseconds = section.milliseconds("drain") ?? timeouts.drainMilliseconds
+            timeouts.tunnelIdleMilliseconds = section.milliseconds("tunnelIdle") ?? timeouts.tunnelIdleMilliseconds
             root.absorb(section)
         }
         if var section = root.object("cache") {

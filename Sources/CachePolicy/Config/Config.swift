@@ -42,6 +42,9 @@ public struct Config: Sendable, Equatable {
         public var readMilliseconds: Int64 = 60_000
         /// On SIGTERM, how long in-flight responses may take to finish.
         public var drainMilliseconds: Int64 = 10_000
+        /// A CONNECT tunnel with no byte in either direction for this long is closed (Squid's `read_timeout` default),
+        /// so tunnels whose peers vanished do not hold their connection slots for ever.
+        public var tunnelIdleMilliseconds: Int64 = 900_000
     }
 
     public struct Limits: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 
 /// A blind two-way byte pipe between a client and the host it CONNECTed to. Nothing is parsed or
-/// cached. All state is touched only on `queue`.
+/// cached. With no byte either way for `idleLimit`, both sides are closed. All state is touched only on `queue`.
 final class Tunnel: @unchecked Sendable {
     /// One direction: bytes read from `source` are written to `destination`.
     private final class Direction {
@@ -32,14 +32,23 @@ final class Tunnel: @unchecked Sendable {
     private var buffer = [UInt8](repeating: 0, count: 32 * 1024)
     private var openSources = 4
     private var closed = false
-    private let onClose: @Sendable (_ bytesToClient: Int) -> Void
+    private let onClose: @Sendable (_ bytesToClient: Int, _ idle: Bool) -> Void
     private var bytesToClient = 0
+    private let idleLimit: DispatchTimeInterval
+    private let idleCheck: DispatchSourceTimer
+    private var lastActivity = DispatchTime.now()
+    private var closedForIdleness = false
 
-    init(client: Int32, origin: Int32, toClient: [UInt8], toOrigin: [UInt8], queue: DispatchQueue, onClose: @escaping @Sendable (Int) -> Void) {
+    init(
+        client: Int32, origin: Int32, toClient: [UInt8], toOrigin: [UInt8], idleLimit: DispatchTimeInterval,
+        queue: DispatchQueue, onClose: @escaping @Sendable (_ bytesToClient: Int, _ idle: Bool) -> Void
+    ) {
         self.queue = queue
         self.client = client
         self.origin = origin
+        self.idleLimit = idleLimit
         self.onClose = onClose
+        idleCheck = DispatchSource.makeTimerSource(queue: queue)
         directions = [
             Direction(from: client, to: origin, initial: toOrigin, queue: queue),
             Direction(from: origin, to: client, initial: toClient, queue: queue),
@@ -59,12 +68,26 @@ final class Tunnel: @unchecked Sendable {
             direction.reader.activate()
             if !direction.pending.isEmpty { writable(direction) }
         }
+        // Checked a few times per limit, so a silent tunnel closes within a quarter of it after its time. A limit of
+        // 0 means none.
+        let limit = idleLimit.nanoseconds
+        guard limit > 0 else { return }
+        idleCheck.setEventHandler { [self] in
+            guard DispatchTime.now().uptimeNanoseconds - lastActivity.uptimeNanoseconds >= limit else { return }
+            closedForIdleness = true
+            close()
+        }
+        idleCheck.schedule(
+            deadline: .now() + .nanoseconds(Int(limit / 4)), repeating: .nanoseconds(Int(max(limit / 4, 1_000_000))),
+            leeway: .nanoseconds(Int(limit / 20)))
+        idleCheck.activate()
     }
 
     private func readable(_ direction: Direction) {
         guard !closed else { return }
         let count = buffer.withUnsafeMutableBytes { read(direction.source, $0.baseAddress, $0.count) }
         if count > 0 {
+            lastActivity = .now()
             direction.pending.append(contentsOf: buffer[0..<count])
             writable(direction)
         } else if count == 0 {
@@ -130,6 +153,7 @@ final class Tunnel: @unchecked Sendable {
     private func close() {
         guard !closed else { return }
         closed = true
+        idleCheck.cancel()
         for direction in directions {
             setReading(direction, true)
             setWriting(direction, true)
@@ -143,7 +167,21 @@ final class Tunnel: @unchecked Sendable {
         guard openSources == 0 else { return }
         Glibc.close(client)
         Glibc.close(origin)
-        onClose(bytesToClient)
+        onClose(bytesToClient, closedForIdleness)
         directions = []
+    }
+}
+
+extension DispatchTimeInterval {
+    /// The interval in nanoseconds (`.never` as the largest).
+    var nanoseconds: UInt64 {
+        switch self {
+        case .seconds(let value): UInt64(max(0, value)) * 1_000_000_000
+        case .milliseconds(let value): UInt64(max(0, value)) * 1_000_000
+        case .microseconds(let value): UInt64(max(0, value)) * 1_000
+        case .nanoseconds(let value): UInt64(max(0, value))
+        case .never: .max
+        @unknown default: .max
+        }
     }
 }
