@@ -39,6 +39,8 @@ let package = Package(
             dependencies: [
                 "HTTPWire", "CachePolicy", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own C API, which GRDB wraps, for binding the hottest statement without boxing each value.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import HTTPWire
 
 #if canImport(FoundationEssentials)
@@ -148,20 +149,63 @@ enum StoreIndex {
         let replaced = replacing ? try delete(db, .variant(key: entry.key, variant: entry.variant)).first : nil
         let head = HeadCodec.encode(entry.head)
         let vary = HeadCodec.encode(entry.varyRequestHeaders)
-        var inline: Data?
-        if case .inline(let bytes) = job.body { inline = Data(bytes) }
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO entry (key, variant, url, route, head, vary, request_time, response_time, body_size,
                     body_id, body_crc, body, charge, last_access, created)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        try statement.execute(arguments: [
-            entry.key, entry.variant, entry.url, entry.route, Data(head), Data(vary), entry.requestTime,
-            entry.responseTime, entry.bodySize, Int64(bitPattern: entry.bodyID), Int64(job.crc), inline,
-            charge(entry, isInline: job.isInline, headBytes: head.count, varyBytes: vary.count), now, now,
-        ])
+        // Bound with SQLite's own calls: this runs once per stored response, and GRDB's arguments box every value
+        // (and copy each blob into `Data`) before binding it, which profiles showed as a tenth of a miss's CPU.
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        bind(handle, 1, entry.key)
+        bind(handle, 2, entry.variant)
+        bind(handle, 3, entry.url)
+        bind(handle, 4, entry.route)
+        bind(handle, 5, blob: head)
+        bind(handle, 6, blob: vary)
+        sqlite3_bind_int64(handle, 7, entry.requestTime)
+        sqlite3_bind_int64(handle, 8, entry.responseTime)
+        sqlite3_bind_int64(handle, 9, Int64(entry.bodySize))
+        sqlite3_bind_int64(handle, 10, Int64(bitPattern: entry.bodyID))
+        sqlite3_bind_int64(handle, 11, Int64(job.crc))
+        if case .inline(let bytes) = job.body {
+            bind(handle, 12, blob: bytes)
+        } else {
+            sqlite3_bind_null(handle, 12)
+        }
+        sqlite3_bind_int64(
+            handle, 13, Int64(charge(entry, isInline: job.isInline, headBytes: head.count, varyBytes: vary.count)))
+        sqlite3_bind_int64(handle, 14, now)
+        sqlite3_bind_int64(handle, 15, now)
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
+        }
         return replaced
+    }
+
+    /// SQLite copies the bytes (`SQLITE_TRANSIENT`), so they need only live through the call.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private static func bind(_ handle: OpaquePointer?, _ index: Int32, _ text: String) {
+        sqlite3_bind_text(handle, index, text, -1, transient)
+    }
+
+    private static func bind(_ handle: OpaquePointer?, _ index: Int32, blob bytes: [UInt8]) {
+        // An empty array may have no storage, and a null pointer would bind NULL instead of an empty blob.
+        guard !bytes.isEmpty else {
+            sqlite3_bind_zeroblob(handle, index, 0)
+            return
+        }
+        _ = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
     }
 
     /// What a row costs the disk budget: the body (a file rounded up to whole 4 KiB blocks), the blobs,
