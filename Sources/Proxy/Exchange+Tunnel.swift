@@ -75,7 +75,7 @@ extension Exchange {
             server.tunnelOpened()
             let tunnel = Tunnel(
                 client: clientSocket, origin: originSocket, toClient: established, toOrigin: pending,
-                idleLimit: .milliseconds(Int(config.timeouts.tunnelIdleMilliseconds)), queue: tunnelQueue,
+                idleLimit: UInt64(max(0, config.timeouts.tunnelIdleMilliseconds)) * 1_000_000, queue: tunnelQueue,
                 onClose: { [server, url] _, idle in
                     if idle {
                         server.logger.info("tunnel closed after idling", metadata: ["target": "\(url)"])

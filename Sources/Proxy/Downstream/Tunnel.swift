@@ -34,13 +34,14 @@ final class Tunnel: @unchecked Sendable {
     private var closed = false
     private let onClose: @Sendable (_ bytesToClient: Int, _ idle: Bool) -> Void
     private var bytesToClient = 0
-    private let idleLimit: DispatchTimeInterval
+    /// Nanoseconds; 0 for no limit.
+    private let idleLimit: UInt64
     private let idleCheck: DispatchSourceTimer
     private var lastActivity = DispatchTime.now()
     private var closedForIdleness = false
 
     init(
-        client: Int32, origin: Int32, toClient: [UInt8], toOrigin: [UInt8], idleLimit: DispatchTimeInterval,
+        client: Int32, origin: Int32, toClient: [UInt8], toOrigin: [UInt8], idleLimit: UInt64,
         queue: DispatchQueue, onClose: @escaping @Sendable (_ bytesToClient: Int, _ idle: Bool) -> Void
     ) {
         self.queue = queue
@@ -70,7 +71,7 @@ final class Tunnel: @unchecked Sendable {
         }
         // Checked a few times per limit, so a silent tunnel closes within a quarter of it after its time. A limit of
         // 0 means none.
-        let limit = idleLimit.nanoseconds
+        let limit = idleLimit
         guard limit > 0 else { return }
         idleCheck.setEventHandler { [self] in
             guard DispatchTime.now().uptimeNanoseconds - lastActivity.uptimeNanoseconds >= limit else { return }
@@ -172,16 +173,3 @@ final class Tunnel: @unchecked Sendable {
     }
 }
 
-extension DispatchTimeInterval {
-    /// The interval in nanoseconds (`.never` as the largest).
-    var nanoseconds: UInt64 {
-        switch self {
-        case .seconds(let value): UInt64(max(0, value)) * 1_000_000_000
-        case .milliseconds(let value): UInt64(max(0, value)) * 1_000_000
-        case .microseconds(let value): UInt64(max(0, value)) * 1_000
-        case .nanoseconds(let value): UInt64(max(0, value))
-        case .never: .max
-        @unknown default: .max
-        }
-    }
-}
