@@ -64,6 +64,14 @@ public enum ASCII {
         return true
     }
 
+    /// A space or a tab (OWS, RFC 9110 §5.6.3).
+    @inline(__always)
+    public static func isWhitespace(_ byte: UInt8) -> Bool { HTTPSyntax.isWhitespace(byte) }
+
+    /// The value of a decimal digit, or nil.
+    @inline(__always)
+    public static func digitValue(_ byte: UInt8) -> Int? { HTTPSyntax.digitValue(byte) }
+
     /// `bytes` without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
     @inline(__always)
     public static func trimmingWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {

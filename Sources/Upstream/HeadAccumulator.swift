@@ -48,13 +48,12 @@ struct HeadAccumulator {
             return .invalid(UpstreamError(.protocolError, details: "header line without a field name"))
         }
         let name = line[line.startIndex..<colon]
-        guard !name.contains(where: Self.isWhitespace) else {
+        guard !name.contains(where: ASCII.isWhitespace) else {
             return .invalid(UpstreamError(.protocolError, details: "whitespace in header field name"))
         }
         // Trimmed as bytes, so each field costs its two strings and nothing more.
-        var value = line[(colon + 1)...]
-        while let first = value.first, Self.isWhitespace(first) { value = value.dropFirst() }
-        while let last = value.last, Self.isWhitespace(last) { value = value.dropLast() }
+        let value = ASCII.trimmingWhitespace(
+            UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]).assumingMemoryBound(to: UInt8.self))
         fields.append(HTTPField(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         return .needMore
     }
@@ -78,7 +77,7 @@ struct HeadAccumulator {
         guard codeEnd <= text.count, text[(firstSpace + 1)..<codeEnd].allSatisfy(isDigit),
             codeEnd == text.count || text[codeEnd] == 0x20
         else { return nil }
-        let code = text[(firstSpace + 1)..<codeEnd].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        let code = text[(firstSpace + 1)..<codeEnd].reduce(0) { $0 * 10 + (ASCII.digitValue($1) ?? 0) }
         guard code >= 100 else { return nil }
         let reason =
             codeEnd < text.count
@@ -87,7 +86,5 @@ struct HeadAccumulator {
         return (.http1_1, code, reason)
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+    private static func isDigit(_ byte: UInt8) -> Bool { ASCII.digitValue(byte) != nil }
 }
