@@ -33,10 +33,11 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// The `Host` header value: host, or host:port when the port is not the default; IPv6 in brackets.
     public var authority: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(host.utf8.count + 8)
-        appendAuthority(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(unsafeUninitializedCapacity: host.utf8.count + 8) { buffer in
+            var writer = ByteWriter(buffer: buffer)
+            writeAuthority(into: &writer)
+            return writer.count
+        }
     }
 
     /// The origin-form target to send upstream: path, then "?" and the query when there is one.
@@ -53,49 +54,32 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
         // piece, an intermediate byte array one more allocation.
         let capacity = scheme.utf8.count + host.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 16
         return String(unsafeUninitializedCapacity: capacity) { buffer in
-            var written = 0
-            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[written..<written + bytes.count]).initialize(from: bytes)
-                written += bytes.count
-            }
-            func put(_ byte: UInt8) {
-                buffer[written] = byte
-                written += 1
-            }
-            scheme.withUTF8Bytes(put)
-            put(HTTPSyntax.colon)
-            put(0x2F)  // "/"
-            put(0x2F)
-            host.withUTF8Bytes { host in
-                let isIPv6 = host.contains(HTTPSyntax.colon)
-                if isIPv6 { put(0x5B) }  // "["
-                put(host)
-                if isIPv6 { put(0x5D) }  // "]"
-            }
-            if !isDefaultPort {
-                put(HTTPSyntax.colon)
-                String(port).withUTF8Bytes(put)
-            }
-            path.withUTF8Bytes(put)
+            var writer = ByteWriter(buffer: buffer)
+            scheme.withUTF8Bytes { writer.put($0) }
+            writer.put(HTTPSyntax.colon)
+            writer.put(0x2F)  // "/"
+            writer.put(0x2F)
+            writeAuthority(into: &writer)
+            path.withUTF8Bytes { writer.put($0) }
             if let query {
-                put(0x3F)  // "?"
-                query.withUTF8Bytes(put)
+                writer.put(0x3F)  // "?"
+                query.withUTF8Bytes { writer.put($0) }
             }
-            return written
+            return writer.count
         }
     }
 
-    /// Appends `authority`'s bytes.
-    private func appendAuthority(to bytes: inout [UInt8]) {
+    /// Writes `authority`'s bytes (at most the host's plus 8).
+    private func writeAuthority(into writer: inout ByteWriter) {
         host.withUTF8Bytes { host in
             let isIPv6 = host.contains(HTTPSyntax.colon)
-            if isIPv6 { bytes.append(0x5B) }  // "["
-            bytes.append(contentsOf: host)
-            if isIPv6 { bytes.append(0x5D) }  // "]"
+            if isIPv6 { writer.put(0x5B) }  // "["
+            writer.put(host)
+            if isIPv6 { writer.put(0x5D) }  // "]"
         }
         if !isDefaultPort {
-            bytes.append(HTTPSyntax.colon)
-            HTTPSyntax.appendDecimal(port, to: &bytes)
+            writer.put(HTTPSyntax.colon)
+            String(port).withUTF8Bytes { writer.put($0) }
         }
     }
 
@@ -231,5 +215,25 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
     private static func isHostByte(_ byte: UInt8) -> Bool {
         isAlpha(byte) || HTTPSyntax.digitValue(byte) != nil || byte == 0x2D || byte == 0x2E || byte == 0x5F
             || byte == 0x7E
+    }
+}
+
+/// Fills a new string's storage, which was sized for everything written.
+private struct ByteWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<count + bytes.count]).initialize(from: bytes)
+        count += bytes.count
+    }
+
+    mutating func put(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
     }
 }
