@@ -50,22 +50,14 @@ extension CacheStore {
         backoff.recordFailure(error, now: clock(), logger: logger)
     }
 
-    /// Reports a commit's outcome on `completionQueue` (so a completion may call back into the store), then
-    /// lets `flush()` return.
+    /// Reports one commit's outcome (a writer that never reached a drain), as `complete(_:)` does.
     func complete(_ completion: (@Sendable (Bool) -> Void)?, stored: Bool) {
-        guard let completion else {
-            writesInFlight.leave()
-            return
-        }
-        // Holds the group, not the store: once `flush()` returns, nothing queued keeps the store alive.
-        completionQueue.async { [writesInFlight] in
-            completion(stored)
-            writesInFlight.leave()
-        }
+        complete([(completion, stored)])
     }
 
-    /// Reports the outcomes of one drain's commits as `complete` does, in order, with one hop to `completionQueue`
-    /// for them all: a hop each would wake that queue's thread once per commit.
+    /// Reports commits' outcomes on `completionQueue` (so a completion may call back into the store), in order,
+    /// then lets `flush()` return. One hop for all of a drain's commits: a hop each would wake that queue's thread
+    /// once per commit.
     func complete(_ outcomes: [(completion: (@Sendable (Bool) -> Void)?, stored: Bool)]) {
         var reported: [(completion: @Sendable (Bool) -> Void, stored: Bool)] = []
         for outcome in outcomes {
@@ -76,6 +68,7 @@ extension CacheStore {
             }
         }
         guard !reported.isEmpty else { return }
+        // Holds the group, not the store: once `flush()` returns, nothing queued keeps the store alive.
         completionQueue.async { [writesInFlight, reported] in
             for outcome in reported {
                 outcome.completion(outcome.stored)
