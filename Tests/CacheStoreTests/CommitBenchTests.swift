@@ -24,14 +24,10 @@ struct CommitBenchTests {
         // larger waves let the writer queue batch as it does under concurrent clients.
         let wave = max(1, environment("LARDER_STORE_BENCH_WAVE") ?? 1)
         let directory = TemporaryDirectory()
-        let limits = StoreLimits(memoryMaxBytes: 64 << 20, diskMaxBytes: 1 << 30, maxObjectSize: 16 << 20)
-        let store = try openStore(directory, limits: limits)
-        #expect(store.waitForStoredKeys())
-        let body = pattern(1_024, seed: 1)
+        let store = try Self.openBenchStore(directory)
+        let body = Self.body
         let stored = Atomic(0)
-        let clock = ContinuousClock()
-        let started = clock.now
-        let cpuBefore = processCPUMicroseconds()
+        let started = Measurement()
         var index = 0
         while index < count {
             let inFlight = DispatchGroup()
@@ -48,20 +44,8 @@ struct CommitBenchTests {
             }
             inFlight.wait()
         }
-        let elapsed = clock.now - started
-        let cpu = processCPUMicroseconds() - cpuBefore
-        #expect(stored.load(ordering: .relaxed) == count)
-        #expect(store.stats().diskEntries == count)
-        print(
-            "commit bench: \(count) commits, waves of \(wave): \(elapsed) wall, "
-                + "cpu-us-per-commit \(Double(cpu) / Double(count))")
-    }
-
-    /// CPU time of every thread of the process (user and system), so the writer queue's work counts.
-    private func processCPUMicroseconds() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return time.tv_sec * 1_000_000 + time.tv_nsec / 1_000
+        Self.report(
+            started, count: count, stored: stored.load(ordering: .relaxed), store: store, shape: "waves of \(wave)")
     }
 
     @Test(
@@ -73,16 +57,12 @@ struct CommitBenchTests {
         // repeat request waits for the stored answer would: batches form as they do under load, not in waves.
         let clients = max(1, environment("LARDER_STORE_BENCH_CLIENTS") ?? 50)
         let directory = TemporaryDirectory()
-        let limits = StoreLimits(memoryMaxBytes: 64 << 20, diskMaxBytes: 1 << 30, maxObjectSize: 16 << 20)
-        let store = try openStore(directory, limits: limits)
-        #expect(store.waitForStoredKeys())
-        let body = pattern(1_024, seed: 1)
+        let store = try Self.openBenchStore(directory)
+        let body = Self.body
         let next = Atomic(0)
         let stored = Atomic(0)
         let done = DispatchGroup()
-        let clock = ContinuousClock()
-        let started = clock.now
-        let cpuBefore = processCPUMicroseconds()
+        let started = Measurement()
 
         @Sendable func commitNext() {
             let index = next.add(1, ordering: .relaxed).oldValue
@@ -106,12 +86,40 @@ struct CommitBenchTests {
             DispatchQueue.global().async { commitNext() }
         }
         done.wait()
-        let elapsed = clock.now - started
-        let cpu = processCPUMicroseconds() - cpuBefore
-        #expect(stored.load(ordering: .relaxed) == count)
+        Self.report(
+            started, count: count, stored: stored.load(ordering: .relaxed), store: store, shape: "\(clients) clients")
+    }
+
+    private static let body = pattern(1_024, seed: 1)
+
+    private static func openBenchStore(_ directory: TemporaryDirectory) throws -> CacheStore {
+        let limits = StoreLimits(memoryMaxBytes: 64 << 20, diskMaxBytes: 1 << 30, maxObjectSize: 16 << 20)
+        let store = try openStore(directory, limits: limits)
+        #expect(store.waitForStoredKeys())
+        return store
+    }
+
+    /// Wall and CPU time since it was made.
+    private struct Measurement {
+        let wall = ContinuousClock.now
+        let cpu = Measurement.processCPUMicroseconds()
+
+        /// CPU time of every thread of the process (user and system), so the writer queue's work counts.
+        static func processCPUMicroseconds() -> Int {
+            var time = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+            return time.tv_sec * 1_000_000 + time.tv_nsec / 1_000
+        }
+    }
+
+    /// Checks everything was stored and prints the figures `Benchmarks/store-commits.sh` reads.
+    private static func report(_ started: Measurement, count: Int, stored: Int, store: CacheStore, shape: String) {
+        let elapsed = ContinuousClock.now - started.wall
+        let cpu = Measurement.processCPUMicroseconds() - started.cpu
+        #expect(stored == count)
         #expect(store.stats().diskEntries == count)
         print(
-            "commit bench: \(count) commits, \(clients) clients: \(elapsed) wall, "
+            "commit bench: \(count) commits, \(shape): \(elapsed) wall, "
                 + "cpu-us-per-commit \(Double(cpu) / Double(count))")
     }
 
