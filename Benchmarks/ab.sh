@@ -49,15 +49,7 @@ ab_main() {
     local old=$1 new=$2 pairs=${3:-3}
     [[ -x $old && -x $new ]] || die "both binaries must be executable"
     need_tools
-    ulimit -n 65536 2>/dev/null || true
-    if ((PIN)) && (($(nproc) >= 2)); then ON_SERVER=(taskset -c "$SERVER_CPU") ON_CLIENT=(taskset -c "$CLIENT_CPU"); fi
-    WORK=$(mktemp -d "$(work_parent)/larder-ab.XXXXXX")
-    chmod 755 "$WORK"
-    ORIGIN_PORT=$(next_port "$PORT_BASE")
-    LARDER_PORT=$(next_port $((ORIGIN_PORT + 1)))
-    write_files
-    start_origin
-    write_larder_config
+    set_up larder-ab
     echo "| pair | binary | req/s | Larder CPU µs / request | origin CPU µs / request |"
     echo "|---:|---|---:|---:|---:|"
     local pair binary tag

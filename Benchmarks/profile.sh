@@ -116,17 +116,7 @@ profile_main() {
         if ((EUID == 0)); then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; else die "strace missing"; fi
     }
     build_larder
-    ulimit -n 65536 2>/dev/null || true
-    if ((PIN)) && (($(nproc) >= 2)); then ON_SERVER=(taskset -c "$SERVER_CPU") ON_CLIENT=(taskset -c "$CLIENT_CPU"); fi
-    WORK=$(mktemp -d "$(work_parent)/larder-profile.XXXXXX")
-    chmod 755 "$WORK"
-    ORIGIN_PORT=$(next_port "$PORT_BASE")
-    LARDER_PORT=$(next_port $((ORIGIN_PORT + 1)))
-    NGINX_PORT=$(next_port $((LARDER_PORT + 1)))
-    NGINX_POOL_PORT=$(next_port $((NGINX_PORT + 1)))
-    write_files
-    start_origin
-    write_larder_config
+    set_up larder-profile
     start_larder
     start_nginx_proxy
     prime larder /1k

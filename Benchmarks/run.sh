@@ -578,25 +578,32 @@ miss-c50 miss (new URL each), 50 conns"
 
 # ---------------------------------------------------------------------------------------------- main
 
+# set_up(name): what every script here starts with: the descriptor limit, pinning, a work directory named after
+# `name`, free ports for the origin, Larder and both nginx proxies, the origin's files, the origin itself and
+# Larder's config.
+set_up() {
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+    if ((PIN)) && (($(nproc) < 2)); then PIN=0; say "one CPU: not pinning"; fi
+    if ((PIN)); then ON_SERVER=(taskset -c "$SERVER_CPU") ON_CLIENT=(taskset -c "$CLIENT_CPU"); fi
+    WORK=$(mktemp -d "$(work_parent)/$1.XXXXXX")
+    chmod 755 "$WORK"
+    ORIGIN_PORT=$(next_port "$PORT_BASE")
+    LARDER_PORT=$(next_port $((ORIGIN_PORT + 1)))
+    NGINX_PORT=$(next_port $((LARDER_PORT + 1)))
+    NGINX_POOL_PORT=$(next_port $((NGINX_PORT + 1)))
+    write_files
+    start_origin
+    write_larder_config
+}
+
 # wanted(workload): whether BENCH_ONLY (space-separated workloads, plus "big" and "startup") selects it; all when unset.
 wanted() { [[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $1 "* ]]; }
 
 main() {
     need_tools
     build_larder
-    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-    if ((PIN)) && (($(nproc) < 2)); then PIN=0; say "one CPU: not pinning"; fi
-    if ((PIN)); then ON_SERVER=(taskset -c "$SERVER_CPU") ON_CLIENT=(taskset -c "$CLIENT_CPU"); fi
-    WORK=$(mktemp -d "$(work_parent)/larder-bench.XXXXXX")
-    chmod 755 "$WORK"
-    ORIGIN_PORT=$(next_port "$PORT_BASE")
-    LARDER_PORT=$(next_port $((ORIGIN_PORT + 1)))
-    NGINX_PORT=$(next_port $((LARDER_PORT + 1)))
-    NGINX_POOL_PORT=$(next_port $((NGINX_PORT + 1)))
+    set_up larder-bench
     say "origin :$ORIGIN_PORT, larder :$LARDER_PORT, nginx :$NGINX_PORT (pooled :$NGINX_POOL_PORT), work $WORK"
-    write_files
-    start_origin
-    write_larder_config
     start_larder
     EMPTY_START_MS=$LARDER_READY_MS
     start_nginx_proxy
