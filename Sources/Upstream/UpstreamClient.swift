@@ -20,7 +20,7 @@ public final class UpstreamClient: @unchecked Sendable {
         case stop
     }
 
-    public let loop: EventLoop
+    private let loop: EventLoop
     private let multi: UnsafeMutableRawPointer
     let checkDestination: @Sendable (DestinationAddress) -> DestinationVerdict
     private let caFile = Mutex<String?>(nil)
