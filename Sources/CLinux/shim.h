@@ -25,13 +25,3 @@ static inline int larder_usable_cpu_count(void) {
     return online > 0 ? (int)online : 1;
 }
 
-#include <malloc.h>
-
-/// Keeps freed memory from piling up in malloc (see tuneMalloc in Sources/larder/Serve.swift): at most
-/// `arenas` arenas instead of 8 per CPU, and a fixed mmap threshold, so blocks of `mmap_threshold` bytes or more
-/// (hash-table storage, growing arrays) always get pages of their own that go back to the kernel when freed. Left
-/// alone, glibc raises the threshold after each such free, up to 32 MiB, and later big blocks land in the heap,
-/// where their space stays resident after they are freed. Returns 1 when both settings took.
-static inline int larder_tune_malloc(int arenas, int mmap_threshold) {
-    return mallopt(M_ARENA_MAX, arenas) && mallopt(M_MMAP_THRESHOLD, mmap_threshold);
-}

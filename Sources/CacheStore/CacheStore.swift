@@ -128,6 +128,9 @@ public final class CacheStore: Sendable {
             configuration.prepareDatabase { db in
                 // WAL with NORMAL: a commit survives a process crash; power loss may lose the last ones.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // Statement journals (each INSERT into the indexed table has one) in memory: by default one that grows
+                // past 64 KiB spills to a new temporary file under /var/tmp, created and unlinked within the statement.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
             }
             pool = try DatabasePool(path: files.indexPath, configuration: configuration)
             try StoreIndex.migrator().migrate(pool)

@@ -1,4 +1,7 @@
 import ArgumentParser
+import CCurl
+import CMimalloc
+import GRDBSQLite
 
 /// The `larder` command: a local caching HTTP forward proxy.
 @main
@@ -15,9 +18,18 @@ struct Larder: ParsableCommand {
 }
 
 struct Version: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print Larder's version.")
+    static let configuration = CommandConfiguration(abstract: "Print Larder's version and those of the libraries it runs on.")
 
     func run() {
         print("larder \(Larder.version)")
+        print("libcurl \(String(cString: curl_version()))")
+        print("SQLite \(String(cString: sqlite3_libversion()))")
+        print("mimalloc \(Self.mimallocVersion)")
+    }
+
+    /// `mi_version()` is major * 100 + minor * 10 + patch (209 is 2.0.9).
+    static var mimallocVersion: String {
+        let version = Int(mi_version())
+        return "\(version / 100).\(version / 10 % 10).\(version % 10)"
     }
 }

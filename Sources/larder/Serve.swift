@@ -1,7 +1,6 @@
 import ArgumentParser
 import CachePolicy
 import CacheStore
-import CLinux
 import Dispatch
 import Glibc
 import Logging
@@ -22,7 +21,6 @@ struct Serve: ParsableCommand {
     var logLevel: String?
 
     func run() throws {
-        tuneMalloc()
         let loader = ConfigLoader(explicitPath: config)
         var settings: Config
         do {
@@ -73,10 +71,6 @@ struct Serve: ParsableCommand {
 /// (one per lane) instead of glibc's eight per CPU, and a fixed 128 KiB mmap threshold. Measured on the miss workload
 /// (Benchmarks/run.sh, 256 MiB tier, 2 CPUs): malloc held 21 MiB freed but resident with two arenas and the default
 /// threshold, 9 MiB with both settings; peak RSS 321 MiB before, 312 MiB after. Set before other threads allocate.
-private func tuneMalloc() {
-    _ = larder_tune_malloc(max(2, larder_usable_cpu_count()), 128 * 1024)
-}
-
 /// Opens the cache; a cache that cannot be opened is logged and Larder proxies without it.
 private func openStore(_ config: Config, logger: Logger) -> CacheStore? {
     let directory = Directories.cache(config)
