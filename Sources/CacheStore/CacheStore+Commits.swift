@@ -24,6 +24,16 @@ extension CacheStore {
             .refresh(key: key, variant: variant, head: head, requestTime: requestTime, responseTime: responseTime))
     }
 
+    /// Puts a committed body's variant in the memory tier ahead of its index write (see `CacheWriter.commit`);
+    /// returns whether the tier took it. Only bodies the tier can hold whole qualify: a hit must find the body
+    /// itself, not a row that is not written yet. Should the write fail, the drain makes the tier forget the key.
+    func publishAhead(_ job: CommitJob) -> Bool {
+        guard let body = job.memoryCopy else { return false }
+        return memory.publish(
+            MemoryVariant(entry: job.entry, crc: job.crc, isInline: job.isInline, body: body),
+            keyMayBeStored: storedKeys.mayHold(job.entry.key))
+    }
+
     func enqueue(_ write: PendingWrite) {
         // How long the new drain waits, when this write schedules one (see `PendingWrites.minimumDrainInterval`).
         let wait = pending.withLock { pending -> UInt64? in
@@ -102,7 +112,8 @@ extension CacheStore {
 
         if !batch.committed.isEmpty { backoff.recordSuccess(logger: logger) }
         for (_, error) in batch.failed { recordWriteFailure(error) }
-        let forgotten = Set(batch.evicted.map(\.key)).union(batch.invalidated)
+        // A failed commit's variant may be in the memory tier already (`publishAhead`).
+        let forgotten = Set(batch.evicted.map(\.key)).union(batch.invalidated).union(batch.failed.map(\.0.entry.key))
         if !forgotten.isEmpty { memory.invalidate(keys: forgotten) }
         // The key set grows with the cache, outside the tier: the memory budget covers both.
         memory.reserve(storedKeys.heapBytes)

@@ -58,12 +58,14 @@ public final class CacheStore: Sendable {
     /// Index changes waiting for the next drain.
     struct PendingWrites {
         /// The least time from one drain's start to the next one's. A drain costs about the same for one commit as
-        /// for dozens (a transaction, its WAL frames, a hop to the completion queue, two thread wake-ups), and under
-        /// load a writer draining as soon as it wakes takes one or two commits at a time: on one CPU that was most of
-        /// a miss's cost. Only a commit arriving within this time of the last drain waits (at most this long); one
-        /// after a quiet spell is drained at once. Nothing is served later for it: requests for a key whose commit
-        /// is pending follow the fetch in the coalescer until it lands.
-        static let minimumDrainInterval: UInt64 = 2_000_000
+        /// for dozens (a transaction, its WAL frames, a checkpoint now and then, a hop to the completion queue, two
+        /// thread wake-ups), and under load a writer draining as soon as it wakes takes one or two commits at a
+        /// time: on one CPU that was most of a miss's cost. Only a commit arriving within this time of the last
+        /// drain waits (at most this long); one after a quiet spell is drained at once. Nothing is served later
+        /// for it: a small body is in the memory tier from the moment it is committed (`publishAhead`), and
+        /// requests for a larger one follow its fetch in the coalescer until the row lands. What the wait costs is
+        /// durability: a crash loses at most this much of the latest commits, which a cache can afford.
+        static let minimumDrainInterval: UInt64 = 10_000_000
         var writes: [PendingWrite] = []
         var drainScheduled = false
         /// When the last drain took its writes (`DispatchTime.uptimeNanoseconds`).

@@ -128,17 +128,30 @@ public final class CacheWriter: @unchecked Sendable {
     /// completion (on the store's completion queue) says whether it was stored. A committed body is durable: its
     /// file synced and renamed into place before its index row commits, replacing any older row for the same key
     /// and variant (whose old body file is then deleted). Small bodies also go to the memory tier.
-    public func commit(completion: (@Sendable (Bool) -> Void)? = nil) {
+    ///
+    /// `onVisible` runs once, as soon as a lookup finds the new body: before `commit` returns when the body is
+    /// small and the memory tier takes it ahead of the index write (the common case on the miss path, so requests
+    /// waiting for this body do not wait for the batch), else just before the completion, stored or not.
+    public func commit(
+        completion: (@Sendable (Bool) -> Void)? = nil, onVisible: (@Sendable () -> Void)? = nil
+    ) {
         store.writesInFlight.enter()
+        let reportLater: (@Sendable (Bool) -> Void)? =
+            onVisible == nil
+            ? completion
+            : { @Sendable stored in
+                onVisible?()
+                completion?(stored)
+            }
         switch phase {
         case .buffering, .spilling: break
         case .abandoned, .committed:
-            store.complete(completion, stored: false)
+            store.complete(reportLater, stored: false)
             return
         }
         if let expectedSize, total != expectedSize {
             abandon()
-            store.complete(completion, stored: false)
+            store.complete(reportLater, stored: false)
             return
         }
         entry.bodySize = total
@@ -148,18 +161,23 @@ public final class CacheWriter: @unchecked Sendable {
             phase = .committed
             let body = buffer
             buffer = []
-            store.enqueue(
-                .commit(
-                    CommitJob(
-                        entry: entry, body: .inline(body), crc: CRC32.checksum(body),
-                        memoryCopy: body.count <= memoryMax ? body : nil, completion: completion)))
+            var job = CommitJob(
+                entry: entry, body: .inline(body), crc: CRC32.checksum(body),
+                memoryCopy: body.count <= memoryMax ? body : nil, completion: reportLater)
+            if store.publishAhead(job) {
+                job.completion = completion
+                store.enqueue(.commit(job))
+                onVisible?()
+            } else {
+                store.enqueue(.commit(job))
+            }
             return
         }
         phase = .committed
         let copy = keepsCopy ? buffer : nil
         buffer = []
         let entry = entry
-        fileQueue.async { self.finishFile(entry: entry, memoryCopy: copy, completion: completion) }
+        fileQueue.async { self.finishFile(entry: entry, memoryCopy: copy, completion: reportLater) }
     }
 
     /// Drops the body; nothing is stored and the temp file goes.

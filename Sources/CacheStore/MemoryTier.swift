@@ -104,6 +104,29 @@ final class MemoryTier: Sendable {
         }
     }
 
+    /// A committed variant ahead of its index write, so that requests waiting for it are answered from here instead
+    /// of waiting for the batch. It joins (or replaces its variant in) the key's held list; a key the tier does not
+    /// hold is taken only when `keyMayBeStored` is false, since its list must be complete. Returns whether the
+    /// variant is now held (it may be too large to keep).
+    func publish(_ variant: MemoryVariant, keyMayBeStored: Bool) -> Bool {
+        let key = variant.entry.key
+        return state.withLock { state in
+            var variants: [MemoryVariant] = []
+            if let slot = state.slots[key] {
+                variants = state.nodes[slot].variants
+                variants.removeAll { $0.entry.variant == variant.entry.variant }
+            } else if keyMayBeStored {
+                return false
+            }
+            state.generation &+= 1
+            // Newest response first; the new row goes before those with the same response time, as its id is larger.
+            let position = variants.firstIndex { $0.entry.responseTime <= variant.entry.responseTime } ?? variants.endIndex
+            variants.insert(variant, at: position)
+            state.insert(key: key, variants: variants, maxBytes: maxBytes)
+            return state.slots[key] != nil
+        }
+    }
+
     /// Applies a refresh (RFC 9111 §4.3.4) to a held variant at once, ahead of the index write.
     func update(key: String, variant: String, _ change: (inout StoredEntry) -> Void) {
         state.withLock { state in

@@ -264,17 +264,18 @@ extension Exchange {
         }
     }
 
-    /// Commits a fully received body; waiting requests look again once it is visible, even if this exchange's
-    /// client has left meanwhile (which would otherwise release them before the commit).
+    /// Commits a fully received body; waiting requests look again once it is visible (a small body at once, from
+    /// the memory tier), even if this exchange's client has left meanwhile (which would otherwise release them
+    /// before the commit).
     private func commitStoredBody() {
         guard let writer else { return releaseFetch() }
         self.writer = nil
         let key = leadsFetchOf
         leadsFetchOf = nil
         let coalescer = server.coalescer
-        writer.commit { _ in
+        writer.commit(onVisible: {
             if let key { coalescer.release(key) }
-        }
+        })
     }
 
     /// Serves the stored entry in place of a failed origin, when the plan allows it; returns whether it did. The

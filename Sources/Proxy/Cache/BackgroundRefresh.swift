@@ -92,7 +92,7 @@ final class BackgroundRefresh: Sendable {
             // otherwise start a second refresh.
             guard let writer else { return server.refreshFinished(entry.key) }
             let (server, key) = (server, entry.key)
-            writer.commit { _ in server.refreshFinished(key) }
+            writer.commit(onVisible: { server.refreshFinished(key) })
         case .failed(let error):
             let writer = state.withLock { state in
                 defer { state = State() }
