@@ -223,6 +223,7 @@ extension CacheStore {
             if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
             batch = try pool.writeTransaction { db in
                 var batch = batch
+                var change = StoreIndex.TotalsChange()
                 try StoreIndex.touch(db, accessTimes)
                 for write in ready {
                     switch write {
@@ -231,7 +232,8 @@ extension CacheStore {
                         var variants = batch.inserted[key, default: []]
                         // Only a row this batch inserted can be in the way.
                         let earlier = variants.firstIndex { $0.entry.variant == job.entry.variant }
-                        let old = try StoreIndex.insert(db, job, now: accessClock.next(), replacing: earlier != nil)
+                        let old = try StoreIndex.insert(
+                            db, job, now: accessClock.next(), replacing: earlier != nil, totals: &change)
                         if let old { batch.replaced.append(old) }
                         if let earlier { variants.remove(at: earlier) }
                         // Newest response first, as `StoreIndex.variants` orders them: this row has the largest id,
@@ -244,19 +246,21 @@ extension CacheStore {
                         batch.inserted[key] = variants
                         batch.committed.append(job)
                     case .commit(let job):
-                        if let old = try StoreIndex.insert(db, job, now: accessClock.next()) {
+                        if let old = try StoreIndex.insert(db, job, now: accessClock.next(), totals: &change) {
                             batch.replaced.append(old)
                         }
                         batch.committed.append(job)
                     case .refresh(let key, let variant, let head, let requestTime, let responseTime):
                         _ = try StoreIndex.refresh(
                             db, key: key, variant: variant, head: head, requestTime: requestTime,
-                            responseTime: responseTime)
+                            responseTime: responseTime, totals: &change)
                     }
                 }
+                try StoreIndex.apply(db, &change)
                 // Evict to 95 % of the budget, so the next commits do not each evict.
                 let eviction = try StoreIndex.evict(
-                    db, totals: try StoreIndex.totals(db), above: limits.diskMaxBytes, downTo: target)
+                    db, totals: try StoreIndex.totals(db), above: limits.diskMaxBytes, downTo: target, change: &change)
+                try StoreIndex.apply(db, &change)
                 batch.evicted = eviction.evicted
                 batch.totals = eviction.totals
                 // An evicted key is forgotten by the memory tier instead.

@@ -58,7 +58,10 @@ extension CacheStore {
             let totals: (entries: Int, bytes: Int)
             do {
                 (removed, totals) = try pool.write { db in
-                    (try StoreIndex.delete(db, filter), try StoreIndex.totals(db))
+                    var change = StoreIndex.TotalsChange()
+                    let removed = try StoreIndex.delete(db, filter, totals: &change)
+                    try StoreIndex.apply(db, &change)
+                    return (removed, try StoreIndex.totals(db))
                 }
             } catch {
                 logger.error("cache removal failed", metadata: ["error": "\(error)"])

@@ -85,13 +85,17 @@ final class MemoryTier: Sendable {
     }
 
     /// A writer's new variant list for `key` (empty: forget the key). Bodies already held for an unchanged
-    /// body id are kept.
+    /// body id are kept; a held list with the same bodies in the same order is left as it is (a batch's new keys
+    /// are usually in the tier already, from `publish`, and any refresh since then is newer than `variants`).
     func replace(key: String, with variants: [MemoryVariant]) {
         state.withLock { state in
             state.generation &+= 1
             var merged = variants
             if let slot = state.slots[key] {
                 let held = state.nodes[slot].variants
+                if !variants.isEmpty, held.lazy.map(\.entry.bodyID).elementsEqual(variants.lazy.map(\.entry.bodyID)) {
+                    return
+                }
                 for index in merged.indices where merged[index].body == nil {
                     merged[index].body = held.first { $0.entry.bodyID == merged[index].entry.bodyID }?.body
                 }
@@ -120,7 +124,8 @@ final class MemoryTier: Sendable {
             }
             state.generation &+= 1
             // Newest response first; the new row goes before those with the same response time, as its id is larger.
-            let position = variants.firstIndex { $0.entry.responseTime <= variant.entry.responseTime } ?? variants.endIndex
+            let position =
+                variants.firstIndex { $0.entry.responseTime <= variant.entry.responseTime } ?? variants.endIndex
             variants.insert(variant, at: position)
             state.insert(key: key, variants: variants, maxBytes: maxBytes)
             return state.slots[key] != nil

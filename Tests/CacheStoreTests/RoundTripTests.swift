@@ -144,4 +144,31 @@ struct RoundTripTests {
         #expect(store.entries(urlPrefix: "http://example.com/a/", limit: 2).count == 2)
         #expect(store.entries(urlPrefix: nil, limit: 100).count == 4)
     }
+
+    @Test("the listing puts keys of every form (versioned, other methods) in URL order among primary keys")
+    func listingMergesKeyForms() throws {
+        let directory = TemporaryDirectory()
+        let store = try openStore(directory)
+        var versioned = makeEntry("/a/1")
+        versioned.key = "v1 GET http://example.com/a/1"
+        var post = makeEntry("/a/2", method: "POST")
+        post.key += " body=c0ffee"
+        for entry in [makeEntry("/a/3"), post, makeEntry("/a/2"), versioned, makeEntry("/b/1")] {
+            #expect(put(store, entry, [1]))
+        }
+        let listed = store.entries(urlPrefix: "http://example.com/a/", limit: 10).map(\.key)
+        #expect(
+            listed == [
+                "v1 GET http://example.com/a/1", "GET http://example.com/a/2",
+                "POST http://example.com/a/2 body=c0ffee", "GET http://example.com/a/3",
+            ])
+        #expect(store.entries(urlPrefix: "http://example.com/a/", limit: 2).map(\.key) == Array(listed.prefix(2)))
+        #expect(store.entries(urlPrefix: nil, limit: 100).map(\.key) == listed + ["GET http://example.com/b/1"])
+        #expect(store.remove(url: "http://example.com/a/2") == 2)
+        #expect(store.remove(url: "http://example.com/a/1") == 1)
+        #expect(
+            store.entries(urlPrefix: nil, limit: 100).map(\.key) == [
+                "GET http://example.com/a/3", "GET http://example.com/b/1",
+            ])
+    }
 }
