@@ -178,11 +178,6 @@ public final class ReplayQueue: Sendable {
         replayer.nudge(url.queueOrigin)
     }
 
-    /// The origin key `enqueue` files a URL under, as `depthByOrigin` reports it.
-    public static func origin(of url: AbsoluteURL) -> String {
-        url.queueOrigin
-    }
-
     /// Runs a read for the admin API, which answers with what it can: a failure is logged and `fallback` returned.
     private func read<T>(_ what: String, default fallback: T, _ body: () throws -> T) -> T {
         do {

@@ -1,7 +1,8 @@
 import HTTPWire
-import ReplayQueue
 import Testing
 import Upstream
+
+@testable import ReplayQueue
 
 @Suite("Replay decisions (pure)")
 struct ReplayPolicyTests {
@@ -179,6 +180,6 @@ struct ReplayRequestTests {
         ])
     func originKey(url: String, origin: String) throws {
         let parsed = try #require(AbsoluteURL(string: url))
-        #expect(ReplayQueue.origin(of: parsed) == origin)
+        #expect(parsed.queueOrigin == origin)
     }
 }
