@@ -14,6 +14,7 @@
 #   BENCH_WRK_THREADS=1         wrk threads (one per client core)
 #   BENCH_STORE_TEST=0          1: also run the store's million-entry start-up test (LARDER_STORE_BENCH=1)
 #   BENCH_KEEP=0                1: keep the temporary directory (configs, logs, caches)
+#   BENCH_MEMORY_MIB=256        Larder's memory tier; 16 keeps it evicting on every miss, 1024 never
 #   BENCH_ONLY="1k-c50 miss-c50"  run only these workloads (also "big", "startup"); prints, leaves latest.md alone
 #   BENCH_TMP=dir               where that directory goes; both caches live in it. Default /dev/shm (tmpfs) when
 #                               it has 4 GiB free, else /tmp. On this machine's ext4, nginx's miss path (a file and
@@ -36,8 +37,8 @@ SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 WRK_THREADS=${BENCH_WRK_THREADS:-1}
 SCRATCH=${LARDER_SCRATCH_PATH:-$ROOT/.build-bench}
-MEMORY_TIER=256MiB
-MEMORY_TIER_MIB=256
+MEMORY_TIER_MIB=${BENCH_MEMORY_MIB:-256}
+MEMORY_TIER=${MEMORY_TIER_MIB}MiB
 
 say() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
