@@ -18,7 +18,8 @@ struct Larder: ParsableCommand {
 }
 
 struct Version: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print Larder's version and those of the libraries it runs on.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print Larder's version and those of the libraries it runs on.")
 
     func run() {
         print("larder \(Larder.version)")

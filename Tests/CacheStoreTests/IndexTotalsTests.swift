@@ -91,7 +91,10 @@ struct IndexTotalsTests {
         let indexes = try store.pool.read { db in
             try String.fetchAll(
                 db,
-                sql: "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = 'entry' ORDER BY name")
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = 'entry'
+                    ORDER BY name
+                    """)
         }
         #expect(indexes == ["entry_by_key", "entry_by_last_access", "entry_by_other_url", "entry_by_route"])
         #expect(store.remove(url: "http://example.com/m/0") == 2)
