@@ -23,7 +23,7 @@ struct Version: ParsableCommand {
 
     func run() {
         print("larder \(Larder.version)")
-        print("libcurl \(String(cString: curl_version()))")
+        print(String(cString: curl_version()))
         print("SQLite \(String(cString: sqlite3_libversion()))")
         print("mimalloc \(Self.mimallocVersion)")
     }
