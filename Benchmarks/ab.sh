@@ -19,7 +19,8 @@ AB_CONNECTIONS=${AB_CONNECTIONS:-50}
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# measure_binary(binary, tag): one measurement; prints "req/s larder_us_per_request origin_us_per_request".
+# measure_binary(binary, tag): one measurement; prints "req/s larder_us_per_request origin_us_per_request p50_ms
+# p99_ms".
 measure_binary() {
     LARDER_BIN=$1
     rm -rf "$WORK/larder-cache"
@@ -41,7 +42,8 @@ measure_binary() {
     duration=$(field duration_us "$line")
     hz=$(getconf CLK_TCK)
     awk -v r="$requests" -v d="$duration" -v l="$larder_ticks" -v o="$origin_ticks" -v hz="$hz" \
-        'BEGIN { printf "%.0f %.1f %.1f\n", r / (d / 1e6), l * 1e6 / hz / r, o * 1e6 / hz / r }'
+        -v p50="$(field p50_us "$line")" -v p99="$(field p99_us "$line")" \
+        'BEGIN { printf "%.0f %.1f %.1f %.2f %.2f\n", r / (d / 1e6), l * 1e6 / hz / r, o * 1e6 / hz / r, p50 / 1e3, p99 / 1e3 }'
 }
 
 ab_main() {
@@ -50,14 +52,14 @@ ab_main() {
     [[ -x $old && -x $new ]] || die "both binaries must be executable"
     need_tools
     set_up larder-ab
-    echo "| pair | binary | req/s | Larder CPU µs / request | origin CPU µs / request |"
-    echo "|---:|---|---:|---:|---:|"
+    echo "| pair | binary | req/s | Larder CPU µs / request | origin CPU µs / request | p50 / p99 ms |"
+    echo "|---:|---|---:|---:|---:|---:|"
     local pair binary tag
     for ((pair = 1; pair <= pairs; pair++)); do
         for binary in "$old" "$new"; do
             tag=$([[ $binary == "$old" ]] && echo old || echo new)
-            read -r rps larder origin <<<"$(measure_binary "$binary" "$tag$pair")"
-            echo "| $pair | $tag | $rps | $larder | $origin |"
+            read -r rps larder origin p50 p99 <<<"$(measure_binary "$binary" "$tag$pair")"
+            echo "| $pair | $tag | $rps | $larder | $origin | $p50 / $p99 |"
         done
     done
 }
