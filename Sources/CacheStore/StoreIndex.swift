@@ -67,10 +67,10 @@ enum StoreIndex {
         migrator.registerMigration("v2") { db in
             try db.execute(
                 sql: """
-                    DROP TRIGGER entry_inserted;
-                    DROP TRIGGER entry_deleted;
-                    DROP TRIGGER entry_recharged;
-                    DROP INDEX entry_by_url;
+                    DROP TRIGGER IF EXISTS entry_inserted;
+                    DROP TRIGGER IF EXISTS entry_deleted;
+                    DROP TRIGGER IF EXISTS entry_recharged;
+                    DROP INDEX IF EXISTS entry_by_url;
                     CREATE INDEX entry_by_other_url ON entry(url) WHERE \(notPrimary);
                     UPDATE totals SET entries = (SELECT count(*) FROM entry),
                         bytes = (SELECT coalesce(sum(charge), 0) FROM entry) WHERE id = 1;
