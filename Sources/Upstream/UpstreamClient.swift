@@ -10,8 +10,8 @@ import Synchronization
 /// and answered on one thread, and connections to an origin are reused across that lane's clients.
 ///
 /// Confinement: `multi`, every easy handle, `handles`, `watched`, `timeout`, `running` and `stopped` are touched only
-/// on the loop's thread; other threads reach them through `loop.execute`. Commands from the loop's own thread are deferred the same way, so
-/// libcurl is never re-entered from inside one of its callbacks.
+/// on the loop's thread; other threads reach them through `loop.execute`. Commands from the loop's own thread are
+/// deferred the same way, so libcurl is never re-entered from inside one of its callbacks.
 public final class UpstreamClient: @unchecked Sendable {
     enum Command {
         case start(UpstreamTransfer)
