@@ -172,4 +172,3 @@ final class Tunnel: @unchecked Sendable {
         directions = []
     }
 }
-
