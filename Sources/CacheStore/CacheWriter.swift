@@ -96,7 +96,13 @@ public final class CacheWriter: @unchecked Sendable {
         }
         let memoryMax = store.limits.memoryBodyMaxBytes
         if case .buffering = phase {
-            buffer.append(contentsOf: bytes)
+            if buffer.isEmpty {
+                // Kept as it is, not copied: most small bodies come in one piece.
+                buffer = bytes
+            } else {
+                if let expectedSize, expectedSize <= memoryMax { buffer.reserveCapacity(expectedSize) }
+                buffer.append(contentsOf: bytes)
+            }
             guard total > store.limits.inlineMaxBytes else {
                 onWritten?()
                 return

@@ -1,15 +1,19 @@
 /// An absolute `http` or `https` URL (RFC 9110 §4.2), split and normalised the way a proxy and its cache need it.
 public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// "http" or "https", lowercased.
-    public var scheme: String
+    public let scheme: String
     /// Lowercased; an IPv6 address without brackets.
-    public var host: String
+    public let host: String
     /// The explicit port, or the scheme's default (80 or 443).
-    public var port: Int
+    public let port: Int
     /// At least "/"; percent-encoding kept as sent.
-    public var path: String
+    public let path: String
     /// The query without "?"; nil when there was no "?".
-    public var query: String?
+    public let query: String?
+    /// Normalised: lowercase scheme and host, default port dropped ("http://example.com/a?b").
+    /// The URL sent upstream and the base of cache keys. Written once, here: a request needs it up to four times
+    /// (its log line, the cache key, the upstream request, the stored entry), and each was an allocation.
+    public private(set) var description: String
 
     /// Lowercases `scheme` and `host` and turns an empty path into "/", so equal URLs compare equal.
     public init(scheme: String, host: String, port: Int, path: String, query: String?) {
@@ -18,6 +22,18 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
         self.port = port
         self.path = path.isEmpty ? "/" : path
         self.query = query
+        description = ""
+        description = rendered()
+    }
+
+    /// Equal when their normalised text is: it spells every part, and tells them apart (a host with a colon is in
+    /// brackets, a path holds no "?", an empty query keeps its "?").
+    public static func == (lhs: AbsoluteURL, rhs: AbsoluteURL) -> Bool {
+        lhs.description == rhs.description
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(description)
     }
 
     /// Parses an absolute http(s) URL, such as a request target, a `Location` value or an admin purge URL.
@@ -46,12 +62,9 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
         return path
     }
 
-    /// Normalised: lowercase scheme and host, default port dropped ("http://example.com/a?b").
-    /// The URL sent upstream and the base of cache keys.
-    public var description: String {
-        // Written straight into the string's own storage, sized up front: this runs several times per request (the
-        // cache key, the upstream request, the stored entry), and string interpolation or `+=` cost far more per
-        // piece, an intermediate byte array one more allocation.
+    /// `description`, written straight into the string's own storage, sized up front: string interpolation or `+=`
+    /// cost far more per piece, an intermediate byte array one more allocation.
+    private func rendered() -> String {
         let capacity = scheme.utf8.count + host.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 16
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var writer = ByteWriter(buffer: buffer)

@@ -20,7 +20,7 @@ extension Exchange {
         let variants = storedBodyLost ? [] : store.variants(forKey: key)
         // The matching variant, else the newest, which the decision then finds does not match (a vary-miss).
         let entry = variants.count == 1 ? variants.first : variants.first { $0.matches(head) } ?? variants.first
-        lookup = CacheLookup(key: key, url: url, route: route, entry: entry, now: now, collapsed: collapsed, requestBody: body)
+        lookup = CacheLookup(key: key, url: url, route: route, entry: entry, collapsed: collapsed, requestBody: body)
         let cap = config.cache.heuristicMaxAgeSeconds
         var view = entry?.view
         if let entry { view?.facts = connection.lane.responseFacts.facts(for: entry, heuristicCap: cap) }
@@ -28,7 +28,12 @@ extension Exchange {
             request: head, route: route, entry: view, key: key, now: now,
             backoff: server.backoff(for: url), heuristicFreshnessCap: cap
         )
-        let again: @Sendable () -> Void = { [self] in answerFromCache(url, head: head, route: route, store: store, body: body, collapsed: true) }
+        // A local function rather than a closure value: a closure made here allocated a context holding the URL,
+        // request and route (and retained each of their fields) on every look-up, hits included; this one becomes
+        // a closure only where a request waits.
+        @Sendable func again() {
+            answerFromCache(url, head: head, route: route, store: store, body: body, collapsed: true)
+        }
         switch decision {
         case .serve(let age, let ttl):
             // `entry` is non-nil for every serving decision.

@@ -29,6 +29,8 @@ struct HeadAccumulator {
                 return .invalid(UpstreamError(.protocolError, details: "invalid status line"))
             }
             self.status = parsed
+            // Room for a typical head at once, rather than growing through five arrays on the way to ten fields.
+            fields.reserveCapacity(16)
             return .needMore
         }
         if line.isEmpty {

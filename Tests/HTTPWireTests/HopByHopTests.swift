@@ -26,3 +26,18 @@ func endToEndKept() {
     let headers: HTTPHeaders = ["Host": "a", "Cache-Control": "max-age=5", "Authorization": "Bearer x"]
     #expect(headers.removingHopByHop() == headers)
 }
+
+@Test(
+    "fields as long as a hop-by-hop name are kept",
+    arguments: ["TK", "Referer", "Expires", "Set-Cookie", "X-Request", "Content-Encoding", "If-Modified-Since",
+        "Proxy-Status-Extra", "Content-Disposition"])
+func sameLengthFieldKept(name: String) {
+    let headers: HTTPHeaders = ["Host": "a", name: "x"]
+    #expect(headers.removingHopByHop() == headers)
+}
+
+@Test("a caller's own rule removes more fields in the same pass")
+func callerRuleRemovesMore() {
+    let headers: HTTPHeaders = ["Proxy-Status": "x", "Connection": "close", "ETag": "\"1\"", "proxy-foo": "y"]
+    #expect(headers.removingHopByHop(andFieldsWhere: { $0.hasPrefixIgnoringASCIICase("proxy-") }) == ["ETag": "\"1\""])
+}

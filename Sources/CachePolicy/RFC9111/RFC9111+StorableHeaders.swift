@@ -9,8 +9,6 @@ extension RFC9111 {
     /// `Age` is kept: it is the `age_value` of the age calculation (RFC 9111 §4.2.3). On serve it is replaced by
     /// `ageHeaderValue(currentAge)` (RFC 9111 §5.1).
     public static func storableHeaders(_ response: ResponseHead) -> HTTPHeaders {
-        var headers = response.headers.removingHopByHop()
-        headers.removeAll { $0.name.hasPrefixIgnoringASCIICase("proxy-") }
-        return headers
+        response.headers.removingHopByHop(andFieldsWhere: { $0.hasPrefixIgnoringASCIICase("proxy-") })
     }
 }
