@@ -107,7 +107,11 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
     /// Parses `scheme "://" authority path-abempty [ "?" query ]` (RFC 3986 §3) for http and https,
     /// reporting why a text is not acceptable.
     static func parse(_ text: String) -> Result<AbsoluteURL, WireError> {
-        let bytes = Array(text.utf8)
+        // Read in place: every proxied request comes through here, and a copy of its bytes was an allocation.
+        text.withUTF8Bytes { parse(bytes: $0[...]) }
+    }
+
+    private static func parse(bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Result<AbsoluteURL, WireError> {
         guard let colon = bytes.firstIndex(of: HTTPSyntax.colon), isScheme(bytes[..<colon]),
             bytes[(colon + 1)...].starts(with: [0x2F, 0x2F])
         else {
@@ -144,16 +148,16 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// Parses `host [ ":" port ]` (RFC 3986 §3.2); with a nil `defaultPort` the port is required, as CONNECT's
     /// authority-form demands (RFC 9112 §3.2.3). The host comes back lowercased, an IPv6 address without brackets.
-    static func parseAuthority(
-        _ bytes: ArraySlice<UInt8>,
+    static func parseAuthority<Bytes: BidirectionalCollection<UInt8>>(
+        _ bytes: Bytes,
         defaultPort: Int?
-    ) -> Result<(host: String, port: Int), WireError> {
+    ) -> Result<(host: String, port: Int), WireError> where Bytes.Index == Int, Bytes.SubSequence == Bytes {
         // RFC 9110 §4.2.4: userinfo in an http(s) URI is deprecated and must be rejected as invalid.
         if bytes.contains(0x40) {
             return .failure(.badTarget("it contains userinfo (\"@\")"))
         }
-        let hostBytes: ArraySlice<UInt8>
-        let portBytes: ArraySlice<UInt8>?
+        let hostBytes: Bytes
+        let portBytes: Bytes?
         let isIPv6: Bool
         if bytes.first == 0x5B {
             guard let close = bytes.firstIndex(of: 0x5D) else {
@@ -214,7 +218,7 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
     }
 
     /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (RFC 3986 §3.1).
-    private static func isScheme(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private static func isScheme(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         guard let first = bytes.first, isAlpha(first) else { return false }
         return bytes.allSatisfy {
             isAlpha($0) || HTTPSyntax.digitValue($0) != nil || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
