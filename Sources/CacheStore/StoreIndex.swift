@@ -269,7 +269,8 @@ enum StoreIndex {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     private static func bind(_ handle: OpaquePointer?, _ index: Int32, _ text: String) {
-        sqlite3_bind_text(handle, index, text, -1, transient)
+        // `withCString` binds a native string's own storage; passing the String went through an array per column.
+        _ = text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
     }
 
     private static func bind(_ handle: OpaquePointer?, _ index: Int32, blob bytes: [UInt8]) {

@@ -45,16 +45,18 @@ public enum HTTPDate {
     /// date. An RFC 850 two-digit year means 2000–2069 for 00–69 and 1970–1999 for 70–99: the RFC's rule needs
     /// the current time, which this pure function does not have, and the fixed pivot agrees with it until 2070.
     public static func parse(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
-        switch bytes.count {
-        case 29: return parseIMFFixdate(bytes)
-        case 24: return parseAsctime(bytes)
-        default: return parseRFC850(bytes)
+        // Read in place: a miss parses two or three dates of the origin's head, and a copy of each was an allocation.
+        text.withUTF8Bytes { bytes in
+            switch bytes.count {
+            case 29: parseIMFFixdate(bytes)
+            case 24: parseAsctime(bytes)
+            default: parseRFC850(bytes)
+            }
         }
     }
 
     /// `day-name "," SP day SP month SP year SP hour ":" minute ":" second SP "GMT"`.
-    private static func parseIMFFixdate(_ bytes: [UInt8]) -> Int64? {
+    private static func parseIMFFixdate(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard index(of: bytes[0..<3], in: dayNames) != nil, bytes[3] == 0x2C, bytes[4] == 0x20,
             let day = number(bytes[5..<7]), bytes[7] == 0x20,
             let month = index(of: bytes[8..<11], in: monthNames), bytes[11] == 0x20,
@@ -65,7 +67,7 @@ public enum HTTPDate {
     }
 
     /// `day-name-l "," SP day "-" month "-" 2DIGIT SP hour ":" minute ":" second SP "GMT"`.
-    private static func parseRFC850(_ bytes: [UInt8]) -> Int64? {
+    private static func parseRFC850(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard let comma = bytes.firstIndex(of: 0x2C), index(of: bytes[..<comma], in: longDayNames) != nil,
             bytes.count - comma == 24
         else { return nil }
@@ -81,7 +83,7 @@ public enum HTTPDate {
     }
 
     /// `day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP hour ":" minute ":" second SP year`.
-    private static func parseAsctime(_ bytes: [UInt8]) -> Int64? {
+    private static func parseAsctime(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         let dayDigits = bytes[8] == 0x20 ? bytes[9..<10] : bytes[8..<10]
         guard index(of: bytes[0..<3], in: dayNames) != nil, bytes[3] == 0x20,
             let month = index(of: bytes[4..<7], in: monthNames), bytes[7] == 0x20,
@@ -93,7 +95,7 @@ public enum HTTPDate {
     }
 
     /// `hour ":" minute ":" second` as seconds since midnight; a leap second (60) is allowed.
-    private static func timeOfDay(_ bytes: ArraySlice<UInt8>) -> Int? {
+    private static func timeOfDay(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         let start = bytes.startIndex
         guard let hour = number(bytes[start..<(start + 2)]), bytes[start + 2] == 0x3A,
             let minute = number(bytes[(start + 3)..<(start + 5)]), bytes[start + 5] == 0x3A,
@@ -151,7 +153,7 @@ public enum HTTPDate {
     }
 
     /// The decimal value of a run of ASCII digits, or nil if any byte is not a digit.
-    private static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
+    private static func number(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         var value = 0
         for byte in bytes {
             guard let digit = HTTPSyntax.digitValue(byte) else { return nil }
@@ -161,7 +163,7 @@ public enum HTTPDate {
     }
 
     /// The position of `bytes` in `names` (compared case-sensitively, as RFC 9110 §5.6.7 requires), or nil.
-    private static func index(of bytes: ArraySlice<UInt8>, in names: [String]) -> Int? {
+    private static func index(of bytes: Slice<UnsafeBufferPointer<UInt8>>, in names: [String]) -> Int? {
         names.firstIndex { $0.utf8.elementsEqual(bytes) }
     }
 

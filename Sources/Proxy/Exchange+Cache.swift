@@ -161,7 +161,7 @@ extension Exchange {
         // HEAD gets the stored GET's length (RFC 9110 §9.3.2); a status without content gets none.
         let length = ResponseHead.hasBody(status: stored.status, requestMethod: "GET") ? entry.bodySize : nil
         let sendsBody = hasBody && length != nil
-        sendHead(response, status: stored.status, contentLength: length, hasBody: sendsBody)
+        sendHead(consume response, status: stored.status, contentLength: length, hasBody: sendsBody)
         switch body {
         case .bytes(let bytes) where sendsBody:
             sendBody(bytes)

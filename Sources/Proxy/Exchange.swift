@@ -163,7 +163,7 @@ final class Exchange: @unchecked Sendable {
     func sendHead(_ head: consuming ResponseHeadBuilder, status: Int, contentLength: Int?, hasBody: Bool) {
         headSent = true
         logStatus = status
-        connection.sendHead(head, contentLength: contentLength, hasBody: hasBody)
+        connection.sendHead(consume head, contentLength: contentLength, hasBody: hasBody)
     }
 
     func sendBody(_ bytes: [UInt8], onWritten: (@Sendable () -> Void)? = nil) {

@@ -18,7 +18,9 @@ enum EasyConfiguration {
     ) {
         if isNew { applyShared(to: easy, caFile: caFile) }
         _ = larder_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
-        _ = larder_easy_setopt_string(easy, CURLOPT_URL, request.url)
+        // `withCString` hands over a native string's own NUL-terminated storage; passing the String itself went through
+        // `utf8CString`, an array allocated for each of these options per request.
+        _ = request.url.withCString { larder_easy_setopt_string(easy, CURLOPT_URL, $0) }
         _ = larder_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = larder_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connectMilliseconds)
         // "Less than one byte a second for readSeconds" is libcurl's idle-read timeout; 0 and 0 switch it off.
@@ -41,7 +43,7 @@ enum EasyConfiguration {
         case ("HEAD", .none):
             _ = larder_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
         case (_, .none):
-            _ = larder_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method)
+            _ = request.method.withCString { larder_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
         case (_, .length(let length)):
             configureUpload(easy, method: request.method, length: length, context: context)
         case (_, .bytes(let bytes)):
@@ -60,7 +62,8 @@ enum EasyConfiguration {
             if field.value.isEmpty {
                 line.append(UInt8(ascii: ";"))  // "Name;" is libcurl's way to send a field with an empty value.
             } else {
-                line.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                line.append(UInt8(ascii: ":"))
+                line.append(UInt8(ascii: " "))
                 field.value.withUTF8Bytes { line.append(contentsOf: $0) }
             }
             line.append(0)
@@ -69,7 +72,7 @@ enum EasyConfiguration {
             }
         }
         for removal in curlDefaultFieldRemovals where !request.headers.contains(removal.name) {
-            list = curl_slist_append(list, removal.line)
+            list = removal.line.withCString { curl_slist_append(list, $0) }
         }
         transfer.headerList = list
         _ = larder_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
@@ -95,7 +98,7 @@ enum EasyConfiguration {
 
     private static func configureUpload(_ easy: UnsafeMutableRawPointer, method: String, length: Int, context: UnsafeMutableRawPointer) {
         _ = larder_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
-        _ = larder_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+        _ = method.withCString { larder_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
         _ = larder_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
         _ = larder_easy_setopt_data_callback(easy, CURLOPT_READFUNCTION, readCallback)
         _ = larder_easy_setopt_pointer(easy, CURLOPT_READDATA, context)

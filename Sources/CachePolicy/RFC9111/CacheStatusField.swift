@@ -49,16 +49,33 @@ public struct CacheStatusField: Sendable, Equatable, CustomStringConvertible {
     /// The member's text: identifier, then `hit`, `fwd`, `fwd-status`, `stored`, `collapsed`, `ttl`, `key`,
     /// `detail`; boolean parameters appear only when true, as bare keys (RFC 8941 §3.1.2, RFC 9211 §2).
     public var description: String {
+        // Appended piece by piece into one buffer: an interpolated piece is a string of its own, and one over 15
+        // bytes (`; fwd-status=200`) was an allocation on every response.
         var text = CacheStatusField.item(cache)
         text.reserveCapacity(64)
         if hit { text += "; hit" }
-        if let fwd { text += "; fwd=\(fwd.rawValue)" }
-        if let fwdStatus { text += "; fwd-status=\(fwdStatus)" }
+        if let fwd {
+            text += "; fwd="
+            text += fwd.rawValue
+        }
+        if let fwdStatus {
+            text += "; fwd-status="
+            text += String(fwdStatus)
+        }
         if stored { text += "; stored" }
         if collapsed { text += "; collapsed" }
-        if let ttl { text += "; ttl=\(min(max(ttl, -CacheStatusField.integerLimit), CacheStatusField.integerLimit))" }
-        if let key { text += "; key=\(CacheStatusField.string(key))" }
-        if let detail { text += "; detail=\(CacheStatusField.item(detail))" }
+        if let ttl {
+            text += "; ttl="
+            text += String(min(max(ttl, -CacheStatusField.integerLimit), CacheStatusField.integerLimit))
+        }
+        if let key {
+            text += "; key="
+            text += CacheStatusField.string(key)
+        }
+        if let detail {
+            text += "; detail="
+            text += CacheStatusField.item(detail)
+        }
         return text
     }
 

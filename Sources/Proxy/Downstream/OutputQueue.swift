@@ -61,9 +61,10 @@ struct OutputQueue {
             } else {
                 var end = head
                 while end < chunks.count && end - head < Self.gatherLimit && chunks[end].file == nil { end += 1 }
-                var vectors: [iovec] = []
-                vectors.reserveCapacity(end - head)
-                written = gather(from: head, to: end, into: &vectors, write)
+                // On the stack: an array here was an allocation per response.
+                written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: Self.gatherLimit) { vectors in
+                    gather(from: head, to: end, into: vectors, count: 0, write)
+                }
             }
             if written <= 0 { return written }
             advance(by: written)
@@ -74,16 +75,21 @@ struct OutputQueue {
     }
 
     /// Pins chunks `index..<end` one inside the other, so all their storage stays valid for the one call.
+    /// `vectors` holds `count` entries so far, and room for one per chunk.
     private func gather(
-        from index: Int, to end: Int, into vectors: inout [iovec], _ write: (UnsafeBufferPointer<iovec>) -> Int
+        from index: Int, to end: Int, into vectors: UnsafeMutableBufferPointer<iovec>, count: Int,
+        _ write: (UnsafeBufferPointer<iovec>) -> Int
     ) -> Int {
-        if index == end { return vectors.withUnsafeBufferPointer(write) }
+        if index == end { return write(UnsafeBufferPointer(rebasing: vectors[..<count])) }
         let chunk = chunks[index]
         return chunk.bytes.withUnsafeBytes { raw in
+            var count = count
             if chunk.offset < raw.count, let base = raw.baseAddress {
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + chunk.offset), iov_len: raw.count - chunk.offset))
+                vectors[count] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: base + chunk.offset), iov_len: raw.count - chunk.offset)
+                count += 1
             }
-            return gather(from: index + 1, to: end, into: &vectors, write)
+            return gather(from: index + 1, to: end, into: vectors, count: count, write)
         }
     }
 
