@@ -28,15 +28,20 @@ extension HTTPHeaders {
     /// Every response a proxy relays goes through here (twice on a miss: to the client and to the store), so the
     /// fields are read in place and copied only when one is dropped, once, into an array of the right size.
     public func removingHopByHop(andFieldsWhere alsoRemove: (String) -> Bool) -> HTTPHeaders {
-        // Usually `keep-alive` or `close`, or nothing: a handful of short strings at most.
-        let named = contains("Connection") ? listElements("Connection") : []
+        // `Connection` usually names nothing beyond the hop-by-hop fields (`keep-alive`); only when it does is each
+        // field looked for in its list. (A token is a short string, kept inline: no allocation.)
+        var namesOthers = false
+        forEachListElement("Connection") { token in
+            if !namesOthers && !Self.isHopByHopName(String(decoding: token, as: UTF8.self)) { namesOthers = true }
+        }
         func removed(_ field: HTTPField) -> Bool {
             Self.isHopByHopName(field.name) || alsoRemove(field.name)
-                || (!named.isEmpty && named.contains { field.name.equalsIgnoringASCIICase($0) })
+                || (namesOthers && listContains("Connection", token: field.name))
         }
         guard let first = fields.firstIndex(where: removed) else { return self }
         var kept: [HTTPField] = []
-        kept.reserveCapacity(fields.count - 1)
+        // As many as there were: room for the field or two a caller adds (`Via`) without growing.
+        kept.reserveCapacity(fields.count)
         kept.append(contentsOf: fields[..<first])
         for field in fields[(first + 1)...] where !removed(field) { kept.append(field) }
         return HTTPHeaders(kept)

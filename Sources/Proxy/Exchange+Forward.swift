@@ -34,17 +34,16 @@ extension Exchange {
     }
 
     private func startTransfer(_ url: AbsoluteURL, head: RequestHead, route: Route, conditional: HTTPHeaders, upload: Upload) {
-                var headers = head.headers.removingHopByHop()
-        headers.remove("Host")
-        // Larder answers `Expect: 100-continue` itself once it is ready for the body.
-        headers.remove("Expect")
-        if !conditional.isEmpty {
-            // The cache validates its own entry (RFC 9111 §4.3.1); the client's validators are
-            // answered from the refreshed entry afterwards.
-            headers.remove("If-None-Match")
-            headers.remove("If-Modified-Since")
-            for field in conditional { headers.add(field.name, field.value) }
-        }
+        // One pass, one copy of the client's fields. `Host` comes from the URL; Larder answers `Expect: 100-continue`
+        // itself once it is ready for the body; when the cache validates its own entry (RFC 9111 §4.3.1), the
+        // client's validators are answered from the refreshed entry afterwards.
+        let validates = !conditional.isEmpty
+        var headers = head.headers.removingHopByHop(andFieldsWhere: { name in
+            name.equalsIgnoringASCIICase("Host") || name.equalsIgnoringASCIICase("Expect")
+                || (validates
+                    && (name.equalsIgnoringASCIICase("If-None-Match") || name.equalsIgnoringASCIICase("If-Modified-Since")))
+        })
+        for field in conditional { headers.add(field.name, field.value) }
         headers.add("Via", "\(head.version.major).\(head.version.minor) \(config.viaName)")
 
         let body: UpstreamRequest.Body
@@ -70,12 +69,15 @@ extension Exchange {
         upstreamStarted = .now()
         let lane = connection.lane
         let tally = BodyTally()
+        // Only a body relayed as it arrives ever waits for room (and the closure is an allocation per request).
+        var onUploadSpace: (@Sendable () -> Void)?
+        if body.isRelayed { onUploadSpace = { [self] in lane.execute { self.connection.resumeRequestBody() } } }
         // The lane's own client calls back on this lane's thread, from inside libcurl, which nothing here calls
         // into directly (the transfer's methods only queue commands), so the events are handled right there instead
         // of as one more task per event.
         transfer = lane.upstream.start(
             request,
-            onUploadSpace: { [self] in lane.execute { self.connection.resumeRequestBody() } },
+            onUploadSpace: onUploadSpace,
             onEvent: { [self] event in
                 if lane.isCurrent { return handle(event, url: url, head: head, tally: tally) }
                 lane.execute { self.handle(event, url: url, head: head, tally: tally) }

@@ -11,6 +11,14 @@ public struct UpstreamRequest: Sendable {
         case streamed
         /// The whole body, already in memory (replays, background refreshes).
         case bytes([UInt8])
+
+        /// Supplied piece by piece through `UpstreamTransfer.sendBody`, so a full buffer can make its producer wait.
+        public var isRelayed: Bool {
+            switch self {
+            case .length, .streamed: true
+            case .none, .bytes: false
+            }
+        }
     }
 
     public var method: String

@@ -63,10 +63,13 @@ extension RFC9111 {
 
     /// The `Content-Length` of a response when it is one valid decimal number (RFC 9110 §8.6).
     static func contentLength(of response: ResponseHead) -> Int? {
-        let values = response.headers.values("Content-Length")
-        guard values.count == 1, let value = values.first, !value.isEmpty,
-            value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-        else { return nil }
+        // Looked for in place, not gathered into an array: every storable miss asks.
+        var found: String?
+        for field in response.headers where field.name.equalsIgnoringASCIICase("Content-Length") {
+            if found != nil { return nil }
+            found = field.value
+        }
+        guard let value = found, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int(value) ?? Int.max  // more digits than Int holds: larger than any limit
     }
 }

@@ -219,31 +219,37 @@ final class Connection: LaneSocket, @unchecked Sendable {
         enqueue(head.finished(), onWritten: nil)
     }
 
-    /// Starts a response: picks the framing and adds the connection-management fields.
+    /// Starts a response: picks the framing and adds the connection-management fields. Written straight from
+    /// `head` with its framing and connection fields left out, rather than edited in a copy and then serialized.
     func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool) {
-        var head = head
-        head.headers.remove("Transfer-Encoding")
+        // An answer that says `Connection: close` (an error after which the request's framing can't be
+        // trusted, or one refusing the client) must really close, not only say so.
+        let saysClose = head.headers.listContains("Connection", token: "close")
+        var builder = ResponseHeadBuilder(statusLineOf: head, extraCapacity: 64)
+        // A response without a body keeps the `Content-Length` it was given (HEAD, 304); one with a body gets its own.
+        builder.add(fieldsOf: head.headers) { name in
+            switch name.utf8.count {
+            case 10: name.equalsIgnoringASCIICase("Connection")
+            case 14: hasBody && name.equalsIgnoringASCIICase("Content-Length")
+            case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
+            default: false
+            }
+        }
         if !hasBody {
             framing = .none
         } else if let bodyLength {
             framing = .length(bodyLength)
-            head.headers.set("Content-Length", String(bodyLength))
+            builder.add("Content-Length", bodyLength)
         } else if requestVersion.minor >= 1 {
             framing = .chunked
-            head.headers.remove("Content-Length")
-            head.headers.add("Transfer-Encoding", "chunked")
+            builder.add("Transfer-Encoding", "chunked")
         } else {
             framing = .untilClose
-            head.headers.remove("Content-Length")
             keepAlive = false
         }
-        // An answer that says `Connection: close` (an error after which the request's framing can't be
-        // trusted, or one refusing the client) must really close, not only say so.
-        let saysClose = head.headers.listContains("Connection", token: "close")
-        head.headers.remove("Connection")
-        if let value = connectionField(saysClose: saysClose) { head.headers.add("Connection", value) }
+        if let value = connectionField(saysClose: saysClose) { builder.add("Connection", value) }
         responseBodyBytes = 0
-        enqueue(head.serialized(), onWritten: nil)
+        enqueue(builder.finished(), onWritten: nil)
     }
 
     /// Settles whether the connection stays open after this response, and returns the `Connection` value that
