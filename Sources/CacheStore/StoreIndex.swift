@@ -234,27 +234,33 @@ enum StoreIndex {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        bind(handle, 1, entry.key)
-        bind(handle, 2, entry.variant)
-        bind(handle, 3, entry.url)
-        bind(handle, 4, entry.route)
-        bind(handle, 5, blob: head)
-        bind(handle, 6, blob: vary)
         sqlite3_bind_int64(handle, 7, entry.requestTime)
         sqlite3_bind_int64(handle, 8, entry.responseTime)
         sqlite3_bind_int64(handle, 9, Int64(entry.bodySize))
         sqlite3_bind_int64(handle, 10, Int64(bitPattern: entry.bodyID))
         sqlite3_bind_int64(handle, 11, Int64(job.crc))
-        if case .inline(let bytes) = job.body {
-            bind(handle, 12, blob: bytes)
-        } else {
-            sqlite3_bind_null(handle, 12)
-        }
         let charge = charge(entry, isInline: job.isInline, headBytes: head.count, varyBytes: vary.count)
         sqlite3_bind_int64(handle, 13, Int64(charge))
         sqlite3_bind_int64(handle, 14, now)
         sqlite3_bind_int64(handle, 15, now)
-        let code = sqlite3_step(handle)
+        var inlineBody: [UInt8]?
+        if case .inline(let bytes) = job.body { inlineBody = bytes }
+        // Text and blobs are bound in place and stepped while still pinned: SQLite copies them into the row it
+        // builds anyway, and a copy at binding besides (`SQLITE_TRANSIENT`) was an allocation and a memcpy per column,
+        // the body's among them.
+        let code = withText(handle, 1, entry.key) {
+            withText(handle, 2, entry.variant) {
+                withText(handle, 3, entry.url) {
+                    withText(handle, 4, entry.route) {
+                        withBlob(handle, 5, head) {
+                            withBlob(handle, 6, vary) {
+                                withBlob(handle, 12, inlineBody) { sqlite3_step(handle) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         guard code == SQLITE_DONE else {
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
@@ -265,21 +271,34 @@ enum StoreIndex {
         return replaced
     }
 
-    /// SQLite copies the bytes (`SQLITE_TRANSIENT`), so they need only live through the call.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    private static func bind(_ handle: OpaquePointer?, _ index: Int32, _ text: String) {
-        // `withCString` binds a native string's own storage; passing the String went through an array per column.
-        _ = text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
+    /// Binds `text` to parameter `index` without a copy (`SQLITE_STATIC`) and runs `body` (which steps the
+    /// statement) while its bytes are pinned. The caller resets the statement and clears its bindings afterwards.
+    private static func withText<Result>(
+        _ handle: OpaquePointer?, _ index: Int32, _ text: String, _ body: () -> Result
+    ) -> Result {
+        text.withCString { pointer in
+            sqlite3_bind_text(handle, index, pointer, -1, nil)
+            return body()
+        }
     }
 
-    private static func bind(_ handle: OpaquePointer?, _ index: Int32, blob bytes: [UInt8]) {
+    /// As `withText`, for a blob; nil binds NULL.
+    private static func withBlob<Result>(
+        _ handle: OpaquePointer?, _ index: Int32, _ bytes: [UInt8]?, _ body: () -> Result
+    ) -> Result {
+        guard let bytes else {
+            sqlite3_bind_null(handle, index)
+            return body()
+        }
         // An empty array may have no storage, and a null pointer would bind NULL instead of an empty blob.
         guard !bytes.isEmpty else {
             sqlite3_bind_zeroblob(handle, index, 0)
-            return
+            return body()
         }
-        _ = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+        return bytes.withUnsafeBytes { raw in
+            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), nil)
+            return body()
+        }
     }
 
     /// What a row costs the disk budget: the body (a file rounded up to whole 4 KiB blocks), the blobs,
