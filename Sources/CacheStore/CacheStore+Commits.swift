@@ -208,13 +208,16 @@ extension CacheStore {
         let ready = prepared.ready
         let target = limits.diskMaxBytes - limits.diskMaxBytes / 20
         // Counted before the rows commit, so a lookup never finds a committed row's key absent.
+        // Every collection here sized for the whole batch up front: grown one doubling at a time, they were a
+        // reallocation every few rows.
         var addedKeys: [String] = []
+        addedKeys.reserveCapacity(ready.count)
         for case .commit(let job) in ready { addedKeys.append(job.entry.key) }
         let wasAbsent = storedKeys.adding(addedKeys)
         // Keys no row had before this batch (every key on the miss path): afterwards their variants are exactly
         // the rows the batch inserts, so there is no older row to look up and nothing to read back. A refresh in
         // the same batch may change one of those rows; such keys take the general path.
-        var newKeys = Set<String>()
+        var newKeys = Set<String>(minimumCapacity: addedKeys.count)
         for (key, absent) in zip(addedKeys, wasAbsent) where absent { newKeys.insert(key) }
         if !newKeys.isEmpty {
             for case .refresh(let key, _, _, _, _) in ready { newKeys.remove(key) }
@@ -223,6 +226,8 @@ extension CacheStore {
             if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
             batch = try pool.writeTransaction { db in
                 var batch = batch
+                batch.inserted.reserveCapacity(newKeys.count)
+                batch.committed.reserveCapacity(ready.count)
                 var change = StoreIndex.TotalsChange()
                 try StoreIndex.touch(db, accessTimes)
                 for write in ready {

@@ -249,7 +249,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
         }
         if let value = connectionField(saysClose: saysClose) { builder.add("Connection", value) }
         responseBodyBytes = 0
-        enqueue(builder.finished(), onWritten: nil)
+        enqueue((consume builder).finished(), onWritten: nil)
     }
 
     /// Settles whether the connection stays open after this response, and returns the `Connection` value that
