@@ -27,11 +27,11 @@ extension CacheStore {
     /// Puts a committed body's variant in the memory tier ahead of its index write (see `CacheWriter.commit`);
     /// returns whether the tier took it. Only bodies the tier can hold whole qualify: a hit must find the body
     /// itself, not a row that is not written yet. Should the write fail, the drain makes the tier forget the key.
-    func publishAhead(_ job: CommitJob) -> Bool {
-        guard let body = job.memoryCopy else { return false }
+    func publishAhead(_ entry: StoredEntry, crc: UInt32, isInline: Bool, memoryCopy: [UInt8]?) -> Bool {
+        guard let memoryCopy else { return false }
         return memory.publish(
-            MemoryVariant(entry: job.entry, crc: job.crc, isInline: job.isInline, body: body),
-            keyMayBeStored: storedKeys.mayHold(job.entry.key))
+            MemoryVariant(entry: entry, crc: crc, isInline: isInline, body: memoryCopy),
+            keyMayBeStored: storedKeys.mayHold(entry.key))
     }
 
     func enqueue(_ write: PendingWrite) {

@@ -167,16 +167,15 @@ public final class CacheWriter: @unchecked Sendable {
             phase = .committed
             let body = buffer
             buffer = []
-            var job = CommitJob(
-                entry: entry, body: .inline(body), crc: CRC32.checksum(body),
-                memoryCopy: body.count <= memoryMax ? body : nil, completion: reportLater)
-            if store.publishAhead(job) {
-                job.completion = completion
-                store.enqueue(.commit(job))
-                onVisible?()
-            } else {
-                store.enqueue(.commit(job))
-            }
+            let crc = CRC32.checksum(body)
+            let memoryCopy = body.count <= memoryMax ? body : nil
+            let visible = store.publishAhead(entry, crc: crc, isInline: true, memoryCopy: memoryCopy)
+            store.enqueue(
+                .commit(
+                    CommitJob(
+                        entry: entry, body: .inline(body), crc: crc, memoryCopy: memoryCopy,
+                        completion: visible ? completion : reportLater)))
+            if visible { onVisible?() }
             return
         }
         phase = .committed

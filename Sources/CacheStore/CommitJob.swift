@@ -1,5 +1,8 @@
 /// A finished body on its way into the index, handed from a `CacheWriter` to the store's writer queue.
-struct CommitJob: Sendable {
+///
+/// A class: a batch passes each job through several lists (its keys, the rows to insert, the committed ones), and
+/// copies of a struct holding a whole `StoredEntry` retained and released every one of its fields each time.
+final class CommitJob: Sendable {
     /// Where the finished body is now.
     enum Body: Sendable {
         case inline([UInt8])
@@ -10,12 +13,20 @@ struct CommitJob: Sendable {
     }
 
     /// With its final `bodySize` and `bodyID`.
-    var entry: StoredEntry
-    var body: Body
-    var crc: UInt32
+    let entry: StoredEntry
+    let body: Body
+    let crc: UInt32
     /// The body again, when it is small enough for the memory tier.
-    var memoryCopy: [UInt8]?
-    var completion: (@Sendable (Bool) -> Void)?
+    let memoryCopy: [UInt8]?
+    let completion: (@Sendable (Bool) -> Void)?
+
+    init(entry: StoredEntry, body: Body, crc: UInt32, memoryCopy: [UInt8]?, completion: (@Sendable (Bool) -> Void)?) {
+        self.entry = entry
+        self.body = body
+        self.crc = crc
+        self.memoryCopy = memoryCopy
+        self.completion = completion
+    }
 
     var isInline: Bool {
         if case .inline = body { return true }

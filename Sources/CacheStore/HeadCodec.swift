@@ -20,12 +20,21 @@ enum HeadCodec {
     }
 
     static func encode(_ headers: HTTPHeaders) -> [UInt8] {
+        // Most stored responses have no `Vary`, so no request fields to keep: one shared encoding, not one each.
+        if headers.isEmpty { return emptyFields }
         var writer = Writer()
         writer.bytes.reserveCapacity(1 + Writer.fieldsSize(headers))
         writer.bytes.append(formatVersion)
         writer.fields(headers)
         return writer.bytes
     }
+
+    private static let emptyFields: [UInt8] = {
+        var writer = Writer()
+        writer.bytes.append(formatVersion)
+        writer.fields([:])
+        return writer.bytes
+    }()
 
     /// Nil when the bytes are not a head this version wrote.
     static func decodeHead(_ bytes: [UInt8]) -> ResponseHead? {
