@@ -261,6 +261,8 @@ enum StoreIndex {
                 }
             }
         }
+        // From here the statement's text and blob bindings point at memory no longer pinned: nothing may read them
+        // (no `sqlite3_expanded_sql` in this error path) before the deferred reset clears them.
         guard code == SQLITE_DONE else {
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),

@@ -26,14 +26,18 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
         description = rendered()
     }
 
-    /// Equal when their normalised text is: it spells every part, and tells them apart (a host with a colon is in
-    /// brackets, a path holds no "?", an empty query keeps its "?").
+    /// Equal when every part is; `description` follows from them.
     public static func == (lhs: AbsoluteURL, rhs: AbsoluteURL) -> Bool {
-        lhs.description == rhs.description
+        lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port && lhs.path == rhs.path
+            && lhs.query == rhs.query
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(description)
+        hasher.combine(scheme)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(path)
+        hasher.combine(query)
     }
 
     /// Parses an absolute http(s) URL, such as a request target, a `Location` value or an admin purge URL.
@@ -49,7 +53,7 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// The `Host` header value: host, or host:port when the port is not the default; IPv6 in brackets.
     public var authority: String {
-        String(unsafeUninitializedCapacity: host.utf8.count + 8) { buffer in
+        String(unsafeUninitializedCapacity: host.utf8.count + 24) { buffer in
             var writer = ByteWriter(buffer: buffer)
             writeAuthority(into: &writer)
             return writer.count
@@ -65,7 +69,8 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
     /// `description`, written straight into the string's own storage, sized up front: string interpolation or `+=`
     /// cost far more per piece, an intermediate byte array one more allocation.
     private func rendered() -> String {
-        let capacity = scheme.utf8.count + host.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 16
+        // "://", brackets, ":" and a port of any Int (20 characters with its sign), "?".
+        let capacity = scheme.utf8.count + host.utf8.count + path.utf8.count + (query?.utf8.count ?? 0) + 32
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var writer = ByteWriter(buffer: buffer)
             scheme.withUTF8Bytes { writer.put($0) }
@@ -82,7 +87,8 @@ public struct AbsoluteURL: Sendable, Equatable, Hashable, CustomStringConvertibl
         }
     }
 
-    /// Writes `authority`'s bytes (at most the host's plus 8).
+    /// Writes `authority`'s bytes: at most the host's plus 23 (brackets, ":", and any Int as a port, sign included;
+    /// `parse` allows 1 to 65535, the memberwise initialiser anything).
     private func writeAuthority(into writer: inout ByteWriter) {
         host.withUTF8Bytes { host in
             let isIPv6 = host.contains(HTTPSyntax.colon)

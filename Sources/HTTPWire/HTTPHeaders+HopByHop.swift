@@ -29,7 +29,8 @@ extension HTTPHeaders {
     /// fields are read in place and copied only when one is dropped, once, into an array of the right size.
     public func removingHopByHop(andFieldsWhere alsoRemove: (String) -> Bool) -> HTTPHeaders {
         // `Connection` usually names nothing beyond the hop-by-hop fields (`keep-alive`); only when it does is each
-        // field looked for in its list. (A token is a short string, kept inline: no allocation.)
+        // field looked for in its list. (A token of up to 15 bytes, as `keep-alive` and `close` are, is kept inline in
+        // its String: no allocation.)
         var namesOthers = false
         forEachListElement("Connection") { token in
             if !namesOthers && !Self.isHopByHopName(String(decoding: token, as: UTF8.self)) { namesOthers = true }

@@ -221,7 +221,7 @@ struct BodyCollector {
     }
 }
 
-/// What the cache found for a request, and when it looked. A class: the exchange's methods each take it out of
+/// What the cache found for a request. A class: the exchange's methods each take it out of
 /// `Exchange.lookup`, and a struct of this many references cost a retain and a release of every field per copy
 /// (a tenth of a 1 KiB hit's reference counting). Made anew by each look-up, so never shared between two.
 final class CacheLookup {

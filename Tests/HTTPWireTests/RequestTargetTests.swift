@@ -145,3 +145,16 @@ func absoluteURLNormalises() {
     #expect(url.isDefaultPort)
     #expect(url.description == "https://example.com/")
 }
+
+@Test("URLs are equal by their parts, not only by their text, and any port is written whole")
+func absoluteURLEqualityAndPorts() {
+    let pathWithMark = AbsoluteURL(scheme: "http", host: "a", port: 80, path: "/x?y", query: nil)
+    let pathAndQuery = AbsoluteURL(scheme: "http", host: "a", port: 80, path: "/x", query: "y")
+    #expect(pathWithMark.description == pathAndQuery.description)
+    #expect(pathWithMark != pathAndQuery)
+    #expect(Set([pathWithMark, pathAndQuery]).count == 2)
+    #expect(AbsoluteURL(string: "http://A:80/x?y") == pathAndQuery)
+    let odd = AbsoluteURL(scheme: "http", host: "h", port: Int.min, path: "/", query: nil)
+    #expect(odd.authority == "h:\(Int.min)")
+    #expect(odd.description == "http://h:\(Int.min)/")
+}
