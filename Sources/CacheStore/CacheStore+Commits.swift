@@ -207,9 +207,9 @@ extension CacheStore {
         var batch = Batch(failed: prepared.failed)
         let ready = prepared.ready
         let target = limits.diskMaxBytes - limits.diskMaxBytes / 20
-        // Counted before the rows commit, so a lookup never finds a committed row's key absent.
-        // Every collection here sized for the whole batch up front: grown one doubling at a time, they were a
+        // Every collection here is sized for the whole batch up front: grown one doubling at a time, they were a
         // reallocation every few rows.
+        // The keys are counted before the rows commit, so a lookup never finds a committed row's key absent.
         var addedKeys: [String] = []
         addedKeys.reserveCapacity(ready.count)
         for case .commit(let job) in ready { addedKeys.append(job.entry.key) }
