@@ -198,7 +198,9 @@ extension Exchange {
         tally.expected = length
         statusField.fwdStatus = origin.status
         if lookup != nil {
-            startStoring(origin, request: request, url: url, length: length, responseTime: responseTime)
+            startStoring(
+                origin, relayedHeaders: response.headers, request: request, url: url, length: length,
+                responseTime: responseTime)
         }
         if writer != nil, lookup?.route.options.storeIf.checksBody == true, hasBody {
             // `storeIf.json` judges the whole body, and Cache-Status must say whether it was stored: hold the
@@ -238,8 +240,11 @@ extension Exchange {
     }
 
     /// Decides whether the response is stored (RFC 9111 §3 and the route's rules) and, if so, tees its
-    /// body into the store.
-    private func startStoring(_ origin: ResponseHead, request: RequestHead, url: AbsoluteURL, length: Int?, responseTime: Int64) {
+    /// body into the store. `relayedHeaders` are the origin's without its hop-by-hop fields, as relayed to the client.
+    private func startStoring(
+        _ origin: ResponseHead, relayedHeaders: HTTPHeaders, request: RequestHead, url: AbsoluteURL, length: Int?,
+        responseTime: Int64
+    ) {
         let cacheConfig = config.cache
         guard let lookup else { return releaseFetch() }
         switch lookup.route.storability(
@@ -252,7 +257,7 @@ extension Exchange {
         case .store:
             guard let store = server.store else { return releaseFetch() }
             let entry = StoredEntry.from(
-                origin, request: request, key: lookup.key, url: url, route: routeName,
+                origin, relayedHeaders: relayedHeaders, request: request, key: lookup.key, url: url, route: routeName,
                 requestTime: requestTime, responseTime: responseTime
             )
             writer = store.writer(for: entry, expectedSize: length)
@@ -316,9 +321,12 @@ struct HeldResponse {
 
 extension StoredEntry {
     /// What is stored for a response: its storable fields (RFC 9111 §3.1), and the request's values of the
-    /// fields its `Vary` names (§4.1).
+    /// fields its `Vary` names (§4.1). The storable fields are taken from `relayedHeaders`, the origin's already
+    /// without their hop-by-hop ones: the store shares that array unless a `Proxy-*` field must go, instead of
+    /// filtering the origin's fields a second time into an array of its own.
     static func from(
-        _ origin: ResponseHead, request: RequestHead, key: String, url: AbsoluteURL, route: String,
+        _ origin: ResponseHead, relayedHeaders: HTTPHeaders, request: RequestHead, key: String, url: AbsoluteURL,
+        route: String,
         requestTime: Int64, responseTime: Int64
     ) -> StoredEntry {
         let vary = VaryMatch.fieldNames(in: origin)
@@ -331,7 +339,7 @@ extension StoredEntry {
             variant: VaryMatch.secondaryKey(vary: vary, request: request),
             url: url.description,
             route: route,
-            head: ResponseHead(status: origin.status, reason: origin.reason, headers: RFC9111.storableHeaders(origin)),
+            head: ResponseHead(status: origin.status, reason: origin.reason, headers: RFC9111.storableHeaders(relayedHeaders)),
             varyRequestHeaders: varyHeaders,
             requestTime: requestTime,
             responseTime: responseTime

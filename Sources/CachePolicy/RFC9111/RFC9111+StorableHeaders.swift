@@ -9,6 +9,12 @@ extension RFC9111 {
     /// `Age` is kept: it is the `age_value` of the age calculation (RFC 9111 §4.2.3). On serve it is replaced by
     /// `ageHeaderValue(currentAge)` (RFC 9111 §5.1).
     public static func storableHeaders(_ response: ResponseHead) -> HTTPHeaders {
-        response.headers.removingHopByHop(andFieldsWhere: { $0.hasPrefixIgnoringASCIICase("proxy-") })
+        storableHeaders(response.headers)
+    }
+
+    /// As `storableHeaders(_:)` for a response's fields. Fields already without their hop-by-hop ones come back
+    /// as they are, sharing their storage, unless a `Proxy-*` field must go.
+    public static func storableHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        headers.removingHopByHop(andFieldsWhere: { $0.hasPrefixIgnoringASCIICase("proxy-") })
     }
 }
