@@ -35,6 +35,11 @@ static inline CURLcode larder_easy_setopt_opensocket(CURL *handle, larder_openso
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
 }
 
+typedef int (*larder_closesocket_callback)(void *clientp, curl_socket_t socket);
+static inline CURLcode larder_easy_setopt_closesocket(CURL *handle, larder_closesocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
+
 static inline CURLcode larder_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

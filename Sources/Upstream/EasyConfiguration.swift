@@ -12,11 +12,12 @@ enum EasyConfiguration {
 
     /// Sets `request`'s options on `easy`. A new handle (`isNew`) first gets the options every transfer shares; a
     /// reused one still has them, and every per-request option is set here whether the request uses it or not.
+    /// `context` is the retained transfer; `client` the unretained `UpstreamClient`, which outlives its connections.
     static func apply(
         _ request: UpstreamRequest, to easy: UnsafeMutableRawPointer, isNew: Bool, transfer: UpstreamTransfer,
-        context: UnsafeMutableRawPointer, caFile: String?
+        context: UnsafeMutableRawPointer, caFile: String?, client: UnsafeMutableRawPointer
     ) {
-        if isNew { applyShared(to: easy, caFile: caFile) }
+        if isNew { applyShared(to: easy, caFile: caFile, client: client) }
         _ = larder_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         // `withCString` hands over a native string's own NUL-terminated storage; passing the String itself went through
         // `utf8CString`, an array allocated for each of these options per request.
@@ -79,7 +80,7 @@ enum EasyConfiguration {
     }
 
     /// The options every transfer shares, set once per handle.
-    private static func applyShared(to easy: UnsafeMutableRawPointer, caFile: String?) {
+    private static func applyShared(to easy: UnsafeMutableRawPointer, caFile: String?, client: UnsafeMutableRawPointer) {
         // Never through a proxy, whatever `http_proxy` the daemon inherited: that would loop through Larder.
         _ = larder_easy_setopt_string(easy, CURLOPT_PROXY, "")
         _ = larder_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
@@ -94,6 +95,8 @@ enum EasyConfiguration {
         _ = larder_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, headerCallback)
         _ = larder_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, writeCallback)
         _ = larder_easy_setopt_opensocket(easy, openSocketCallback)
+        _ = larder_easy_setopt_closesocket(easy, closeSocketCallback)
+        _ = larder_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, client)
     }
 
     private static func configureUpload(_ easy: UnsafeMutableRawPointer, method: String, length: Int, context: UnsafeMutableRawPointer) {
@@ -139,6 +142,7 @@ private let openSocketCallback: larder_opensocket_callback = { userdata, purpose
         }
     }
     let descriptor = socket(address.pointee.family, address.pointee.socktype, address.pointee.`protocol`)
+    if descriptor >= 0 { owner.client?.connectionOpened(descriptor) }
     return descriptor
 }
 

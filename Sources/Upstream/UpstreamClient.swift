@@ -1,5 +1,6 @@
 import CCurl
 import Dispatch
+import Glibc
 import Logging
 import Reactor
 import Synchronization
@@ -29,6 +30,10 @@ public final class UpstreamClient: @unchecked Sendable {
     private var handles = EasyHandlePool()
     /// libcurl's sockets, each with its registration in the loop.
     private var watched: [Int32: CurlSocket] = [:]
+    /// The connections this client opened for libcurl (`openSocketCallback`) and libcurl has not closed yet
+    /// (`closeSocketCallback`): the sockets whose whole life this client sees, so the only ones it may leave in the
+    /// epoll set while libcurl does not want them.
+    private var connections: Set<Int32> = []
     /// When libcurl next wants `CURL_SOCKET_TIMEOUT` (uptime nanoseconds); read by the loop before each wait.
     private var timeout: UInt64?
     /// The transfers added to `multi` and not yet removed, by easy handle.
@@ -129,10 +134,21 @@ public final class UpstreamClient: @unchecked Sendable {
     }
 
     /// libcurl's socket callback: which of its sockets to watch for what.
+    ///
+    /// A connection going back to libcurl's pool (`CURL_POLL_REMOVE`) stays in the epoll set, quiet: the next
+    /// transfer to its origin usually wants it again straight away, and leaving it saves an `EPOLL_CTL_DEL` and an
+    /// `EPOLL_CTL_ADD` per reused connection. Should it turn ready while pooled (the origin closed it, or sent
+    /// something unasked), `ready` drops the registration then; libcurl checks a pooled connection before reusing
+    /// it, and closes a dead one.
     fileprivate func watch(_ descriptor: Int32, what: Int32) {
         if what == CURL_POLL_REMOVE {
-            if let socket = watched.removeValue(forKey: descriptor) {
-                loop.unregister(descriptor, token: socket.token)
+            guard let socket = watched[descriptor] else { return }
+            if connections.contains(descriptor) {
+                socket.wanted = 0
+            } else {
+                // Not opened through this client (libcurl's resolver, say), so it may be closed and its number reused
+                // without this client hearing of it: a registration left behind could shadow the new socket's.
+                forget(socket)
             }
             return
         }
@@ -140,11 +156,15 @@ public final class UpstreamClient: @unchecked Sendable {
         if what & CURL_POLL_IN != 0 { events |= EventLoop.readable }
         if what & CURL_POLL_OUT != 0 { events |= EventLoop.writable }
         if let socket = watched[descriptor] {
-            if loop.modify(descriptor, token: socket.token, events: events) { return }
+            socket.wanted = events
+            if socket.registered == events { return }
+            if loop.modify(descriptor, token: socket.token, events: events) {
+                socket.registered = events
+                return
+            }
             // The descriptor was closed and its number reused without a REMOVE first: epoll forgot the old one, so
             // the new socket is registered afresh below.
-            loop.unregister(descriptor, token: socket.token)
-            watched[descriptor] = nil
+            forget(socket)
         }
         let socket = CurlSocket(client: self, descriptor: descriptor)
         guard let token = loop.register(descriptor, socket, events: events) else {
@@ -152,7 +172,38 @@ public final class UpstreamClient: @unchecked Sendable {
             return
         }
         socket.token = token
+        socket.wanted = events
+        socket.registered = events
         watched[descriptor] = socket
+    }
+
+    /// Readiness of one of libcurl's sockets, from the loop.
+    fileprivate func ready(_ socket: CurlSocket, events: UInt32) {
+        guard socket.wanted != 0 else {
+            // A pooled connection turned ready while no transfer uses it: left registered, level-triggered, it would
+            // wake the loop on every turn.
+            forget(socket)
+            return
+        }
+        socketAction(socket.descriptor, events: events)
+    }
+
+    private func forget(_ socket: CurlSocket) {
+        loop.unregister(socket.descriptor, token: socket.token)
+        if watched[socket.descriptor] === socket { watched[socket.descriptor] = nil }
+    }
+
+    /// `openSocketCallback` just opened a connection socket for libcurl: any registration under its number is left
+    /// over from a closed socket.
+    func connectionOpened(_ descriptor: Int32) {
+        if let stale = watched[descriptor] { forget(stale) }
+        connections.insert(descriptor)
+    }
+
+    /// libcurl is about to close one of the connections this client opened.
+    fileprivate func closing(_ descriptor: Int32) {
+        connections.remove(descriptor)
+        if let socket = watched[descriptor] { forget(socket) }
     }
 
     /// libcurl's timer callback: -1 for no timeout, 0 for "as soon as you can" (never from inside the callback).
@@ -193,7 +244,8 @@ public final class UpstreamClient: @unchecked Sendable {
         // Retained until `remove`, so callbacks always find it alive.
         let context = Unmanaged.passRetained(transfer).toOpaque()
         EasyConfiguration.apply(
-            transfer.request, to: easy, isNew: isNew, transfer: transfer, context: context, caFile: caFile)
+            transfer.request, to: easy, isNew: isNew, transfer: transfer, context: context, caFile: caFile,
+            client: Unmanaged.passUnretained(self).toOpaque())
         running[easy] = transfer
         curl_multi_add_handle(multi, easy)
     }
@@ -227,6 +279,10 @@ private final class CurlSocket: EventLoopSocket {
     weak var client: UpstreamClient?
     let descriptor: Int32
     var token: UInt64 = 0
+    /// What libcurl wants to hear of (`EventLoop.readable`, `.writable`); 0 while the connection is pooled.
+    var wanted: UInt32 = 0
+    /// What the epoll set watches it for.
+    var registered: UInt32 = 0
 
     init(client: UpstreamClient, descriptor: Int32) {
         self.client = client
@@ -234,7 +290,7 @@ private final class CurlSocket: EventLoopSocket {
     }
 
     func socketEvents(_ events: UInt32) {
-        client?.socketAction(descriptor, events: events)
+        client?.ready(self, events: events)
     }
 }
 
@@ -266,4 +322,11 @@ private let socketCallback: larder_socket_callback = { _, descriptor, what, user
 private let timerCallback: larder_timer_callback = { _, milliseconds, userp in
     client(userp).setTimeout(milliseconds: milliseconds)
     return 0
+}
+
+/// Every easy handle's `CURLOPT_CLOSESOCKETFUNCTION`, with the client as its data: libcurl keeps both with each
+/// connection, and calls this for every connection socket it opened through `openSocketCallback`.
+let closeSocketCallback: larder_closesocket_callback = { clientp, descriptor in
+    client(clientp).closing(descriptor)
+    return close(descriptor)
 }

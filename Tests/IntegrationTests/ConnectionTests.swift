@@ -34,6 +34,29 @@ struct ConnectionTests {
         #expect(origin.connectionCount <= lanes, "\(origin.connectionCount) connections for \(lanes) lanes")
     }
 
+    @Test("an origin closing a pooled connection costs Larder no CPU while idle, and the next request connects anew")
+    func pooledConnectionClosedByOrigin() async throws {
+        let origin = try OriginServer { request in .ok("body of \(request.path)") }
+        let larder = try await Daemon.start()
+        let first = try await Curl.get(origin.url("/first"), via: larder)
+        #expect(first.bodyText == "body of /first")
+        // The origin's keep-alive timeout, in effect: the connection Larder pooled is closed under it.
+        origin.closeOpenConnections()
+        try await Poll.until("the origin's connection to end") { origin.openConnectionCount == 0 }
+        // A pooled socket left watched after it turned readable (end of stream) would wake Larder's loop on every
+        // turn: a whole core for as long as the pool keeps it. Idle, Larder wakes only for its sweeps.
+        let before = try larder.cpuTime()
+        let window = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1))  // a measurement window, not a wait for anything
+        let used = try larder.cpuTime() - before
+        let elapsed = ContinuousClock.now - window
+        #expect(used < elapsed / 4, "larder used \(used) of CPU in \(elapsed) while idle")
+
+        let second = try await Curl.get(origin.url("/second"), via: larder)
+        #expect(second.bodyText == "body of /second")
+        #expect(origin.connectionCount == 2)
+    }
+
     @Test("an HTTP/1.0 client gets a chunked origin body whole, delimited by the connection's close")
     func http10Client() async throws {
         let origin = try OriginServer(

@@ -41,4 +41,17 @@ extension Daemon {
             "\(name) -> \((try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")) ?? "?")"
         }.joined(separator: ", ")
     }
+
+    /// CPU time the daemon has used so far, user and system, from `/proc/PID/stat` (in clock ticks).
+    func cpuTime() throws -> Duration {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the
+        // 14th and 15th of the whole line, the 12th and 13th after the name.
+        guard let close = stat.lastIndex(of: ")") else { throw HarnessError.malformed("/proc/\(pid)/stat: \(stat)") }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+            throw HarnessError.malformed("/proc/\(pid)/stat: \(stat)")
+        }
+        return .seconds(Double(user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
 }

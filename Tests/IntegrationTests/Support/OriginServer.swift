@@ -38,6 +38,14 @@ final class OriginServer: Sendable {
     /// TCP connections accepted so far (a proxy that reuses its upstream connection keeps this low).
     var connectionCount: Int { listener.connectionCount }
 
+    /// Connections open now (a connection's thread ends once either side closed it).
+    var openConnectionCount: Int { listener.openConnectionCount }
+
+    /// Closes every open connection, as an origin does once its keep-alive timeout passes, and goes on listening.
+    func closeOpenConnections() {
+        listener.shutDownOpenConnections()
+    }
+
     /// Closes the listener (connections are refused once this returns) and every open connection,
     /// cutting short delays and stalls. Also done on deinit.
     func stop() {

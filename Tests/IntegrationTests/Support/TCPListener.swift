@@ -40,6 +40,16 @@ final class TCPListener: Sendable {
 
     var connectionCount: Int { state.withLock { $0.accepted } }
 
+    /// Connections whose serving thread has not finished yet.
+    var openConnectionCount: Int { state.withLock { $0.open.count } }
+
+    /// Shuts every open connection down, as an origin does with idle keep-alive connections, and keeps listening.
+    func shutDownOpenConnections() {
+        state.withLock { state in
+            for fd in state.open.values { Socket.shutdown(fd) }
+        }
+    }
+
     /// Closes the listener (new connections are refused once this returns) and shuts every open connection.
     func stop() {
         let first = state.withLock { state -> Bool in
