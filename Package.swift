@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "CachePolicyTests", dependencies: ["CachePolicy"], swiftSettings: strict),
         .testTarget(name: "ReactorTests", dependencies: ["Reactor"], swiftSettings: strict),
-        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "UpstreamTests", dependencies: ["Upstream", "HTTPWire", "CCurl"], swiftSettings: strict),
         // What the unit-test targets share: temporary directories, a log recorder.
         .target(
             name: "TestSupport",

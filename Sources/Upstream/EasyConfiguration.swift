@@ -53,30 +53,78 @@ enum EasyConfiguration {
             configureUpload(easy, method: request.method, length: -1, context: context)
         }
 
-        var list: UnsafeMutablePointer<curl_slist>?
-        // Each line is assembled in one reused buffer, since libcurl copies it anyway.
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        for field in request.headers where !fieldsLibcurlOwns.contains(where: field.name.equalsIgnoringASCIICase) {
-            line.removeAll(keepingCapacity: true)
-            field.name.withUTF8Bytes { line.append(contentsOf: $0) }
-            if field.value.isEmpty {
-                line.append(UInt8(ascii: ";"))  // "Name;" is libcurl's way to send a field with an empty value.
-            } else {
-                line.append(UInt8(ascii: ":"))
-                line.append(UInt8(ascii: " "))
-                field.value.withUTF8Bytes { line.append(contentsOf: $0) }
-            }
-            line.append(0)
-            list = line.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
-            }
-        }
-        for removal in curlDefaultFieldRemovals where !request.headers.contains(removal.name) {
-            list = removal.line.withCString { curl_slist_append(list, $0) }
-        }
+        let list = headerList(for: request.headers)
         transfer.headerList = list
         _ = larder_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// The request's fields as libcurl's `CURLOPT_HTTPHEADER` list, in one allocation: the nodes first, then their
+    /// NUL-terminated lines. libcurl only reads the list, so it need not come from `curl_slist_append`, which
+    /// allocates a node and a copy of the line for each field. Freed with `freeHeaderList` once the transfer is over.
+    static func headerList(for headers: HTTPHeaders) -> UnsafeMutablePointer<curl_slist>? {
+        func isSent(_ field: HTTPField) -> Bool {
+            !fieldsLibcurlOwns.contains(where: field.name.equalsIgnoringASCIICase)
+        }
+        // Which of libcurl's own fields to remove, as bits of `curlDefaultFieldRemovals` (no array per request).
+        var removals = 0
+        var count = 0
+        var bytes = 0
+        for (bit, removal) in curlDefaultFieldRemovals.enumerated() where !headers.contains(removal.name) {
+            removals |= 1 << bit
+            count += 1
+            bytes += removal.line.utf8.count + 1
+        }
+        for field in headers where isSent(field) {
+            count += 1
+            // "Name: value" or, for an empty value, "Name;" (libcurl's way to send a field with no value).
+            bytes += field.name.utf8.count + (field.value.isEmpty ? 1 : 2 + field.value.utf8.count) + 1
+        }
+        guard count > 0 else { return nil }
+        let nodesSize = count * MemoryLayout<curl_slist>.stride
+        let block = UnsafeMutableRawPointer.allocate(
+            byteCount: nodesSize + bytes, alignment: MemoryLayout<curl_slist>.alignment)
+        let nodes = block.bindMemory(to: curl_slist.self, capacity: count)
+        var text = (block + nodesSize).bindMemory(to: UInt8.self, capacity: bytes)
+        var index = 0
+        func append(_ write: (inout UnsafeMutablePointer<UInt8>) -> Void) {
+            let line = text
+            write(&text)
+            text.pointee = 0
+            text += 1
+            let next = index + 1 < count ? nodes + index + 1 : nil
+            (nodes + index).initialize(to: curl_slist(data: UnsafeMutableRawPointer(line).assumingMemoryBound(to: CChar.self), next: next))
+            index += 1
+        }
+        func copy(_ string: String, to cursor: inout UnsafeMutablePointer<UInt8>) {
+            string.withUTF8Bytes { source in
+                guard let base = source.baseAddress else { return }
+                cursor.initialize(from: base, count: source.count)
+                cursor += source.count
+            }
+        }
+        for field in headers where isSent(field) {
+            append { cursor in
+                copy(field.name, to: &cursor)
+                if field.value.isEmpty {
+                    cursor.pointee = UInt8(ascii: ";")
+                    cursor += 1
+                } else {
+                    cursor.pointee = UInt8(ascii: ":")
+                    (cursor + 1).pointee = UInt8(ascii: " ")
+                    cursor += 2
+                    copy(field.value, to: &cursor)
+                }
+            }
+        }
+        for (bit, removal) in curlDefaultFieldRemovals.enumerated() where removals & (1 << bit) != 0 {
+            append { cursor in copy(removal.line, to: &cursor) }
+        }
+        return nodes
+    }
+
+    /// Frees a list from `headerList(for:)`.
+    static func freeHeaderList(_ list: UnsafeMutablePointer<curl_slist>?) {
+        list.map { UnsafeMutableRawPointer($0).deallocate() }
     }
 
     /// The options every transfer shares, set once per handle.

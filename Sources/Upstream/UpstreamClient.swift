@@ -267,7 +267,7 @@ public final class UpstreamClient: @unchecked Sendable {
             // Cancelled mid-transfer, perhaps paused: not worth trusting to a reset.
             curl_easy_cleanup(handle)
         }
-        curl_slist_free_all(transfer.headerList)
+        EasyConfiguration.freeHeaderList(transfer.headerList)
         transfer.handle = nil
         transfer.headerList = nil
         Unmanaged.passUnretained(transfer).release()
