@@ -216,11 +216,19 @@ extension CacheStore {
         let wasAbsent = storedKeys.adding(addedKeys)
         // Keys no row had before this batch (every key on the miss path): afterwards their variants are exactly
         // the rows the batch inserts, so there is no older row to look up and nothing to read back. A refresh in
-        // the same batch may change one of those rows; such keys take the general path.
-        var newKeys = Set<String>(minimumCapacity: addedKeys.count)
-        for (key, absent) in zip(addedKeys, wasAbsent) where absent { newKeys.insert(key) }
+        // the same batch may change one of those rows; such keys take the general path. Each says whether the batch
+        // has just one row for it: then, if the memory tier took that row ahead (`CommitJob.isPublished`), it holds
+        // the key's whole list already, or has let the key go since, and the tier need not be told again.
+        var newKeys = [String: Bool](minimumCapacity: addedKeys.count)
+        for (key, absent) in zip(addedKeys, wasAbsent) {
+            if absent {
+                newKeys[key] = true
+            } else if newKeys[key] != nil {
+                newKeys[key] = false
+            }
+        }
         if !newKeys.isEmpty {
-            for case .refresh(let key, _, _, _, _) in ready { newKeys.remove(key) }
+            for case .refresh(let key, _, _, _, _) in ready { newKeys[key] = nil }
         }
         do {
             if !ready.isEmpty { try files.faults.check("commit", files.indexPath) }
@@ -232,7 +240,10 @@ extension CacheStore {
                 try StoreIndex.touch(db, accessTimes)
                 for write in ready {
                     switch write {
-                    case .commit(let job) where newKeys.contains(job.entry.key):
+                    case .commit(let job) where job.isPublished && newKeys[job.entry.key] == true:
+                        _ = try StoreIndex.insert(db, job, now: accessClock.next(), replacing: false, totals: &change)
+                        batch.committed.append(job)
+                    case .commit(let job) where newKeys[job.entry.key] != nil:
                         let key = job.entry.key
                         var variants = batch.inserted[key, default: []]
                         // Only a row this batch inserted can be in the way.
@@ -271,7 +282,7 @@ extension CacheStore {
                 // An evicted key is forgotten by the memory tier instead.
                 let evictedKeys = Set(batch.evicted.map(\.key))
                 for key in evictedKeys { batch.inserted[key] = nil }
-                for key in Set(ready.map(\.key)) where !evictedKeys.contains(key) && !newKeys.contains(key) {
+                for key in Set(ready.map(\.key)) where !evictedKeys.contains(key) && newKeys[key] == nil {
                     batch.reloaded[key] = try StoreIndex.variants(db, key: key, withInlineBodies: false)
                 }
                 return batch

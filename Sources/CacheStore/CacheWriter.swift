@@ -173,7 +173,7 @@ public final class CacheWriter: @unchecked Sendable {
             store.enqueue(
                 .commit(
                     CommitJob(
-                        entry: entry, body: .inline(body), crc: crc, memoryCopy: memoryCopy,
+                        entry: entry, body: .inline(body), crc: crc, memoryCopy: memoryCopy, isPublished: visible,
                         completion: visible ? completion : reportLater)))
             if visible { onVisible?() }
             return

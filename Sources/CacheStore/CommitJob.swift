@@ -19,12 +19,18 @@ final class CommitJob: Sendable {
     /// The body again, when it is small enough for the memory tier.
     let memoryCopy: [UInt8]?
     let completion: (@Sendable (Bool) -> Void)?
+    /// The memory tier took this variant ahead of the index write (`CacheStore.publishAhead`).
+    let isPublished: Bool
 
-    init(entry: StoredEntry, body: Body, crc: UInt32, memoryCopy: [UInt8]?, completion: (@Sendable (Bool) -> Void)?) {
+    init(
+        entry: StoredEntry, body: Body, crc: UInt32, memoryCopy: [UInt8]?, isPublished: Bool = false,
+        completion: (@Sendable (Bool) -> Void)?
+    ) {
         self.entry = entry
         self.body = body
         self.crc = crc
         self.memoryCopy = memoryCopy
+        self.isPublished = isPublished
         self.completion = completion
     }
 
