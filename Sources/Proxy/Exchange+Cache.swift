@@ -112,12 +112,13 @@ extension Exchange {
     }
 
     /// Freshness left, for `Cache-Status: ttl=`: the route's lifetime when its policy sets one, else the
-    /// origin's (RFC 9111 §4.2.1).
-    func ttl(of entry: StoredEntry, now: Int64) -> Int64 {
+    /// origin's (RFC 9111 §4.2.1). `directives`: the entry's `Cache-Control`, when the caller has parsed it.
+    func ttl(of entry: StoredEntry, now: Int64, directives: CacheControl? = nil) -> Int64 {
         let lifetime =
             lookup?.plan?.lifetime
             ?? RFC9111.freshnessLifetime(
-                of: entry.head, responseTime: entry.responseTime, heuristicCap: config.cache.heuristicMaxAgeSeconds
+                of: entry.head, directives: directives ?? CacheControl(parsing: entry.head.headers),
+                responseTime: entry.responseTime, heuristicCap: config.cache.heuristicMaxAgeSeconds
             ).seconds
         return lifetime - RFC9111.currentAge(of: entry.head, times: entry.times, now: now)
     }

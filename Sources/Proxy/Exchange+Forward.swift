@@ -247,9 +247,11 @@ extension Exchange {
     ) {
         let cacheConfig = config.cache
         guard let lookup else { return releaseFetch() }
+        // Parsed once for the decision and for the stored response's ttl.
+        let directives = CacheControl(parsing: origin.headers)
         switch lookup.route.storability(
             request: request, response: origin, maxObjectSize: Int(cacheConfig.maxObjectSize),
-            heuristicFreshnessCap: cacheConfig.heuristicMaxAgeSeconds
+            heuristicFreshnessCap: cacheConfig.heuristicMaxAgeSeconds, responseDirectives: directives
         ) {
         case .skip(let reason):
             statusField.detail = reason.detail
@@ -267,7 +269,7 @@ extension Exchange {
                 return
             }
             statusField.stored = true
-            statusField.ttl = ttl(of: entry, now: responseTime)
+            statusField.ttl = ttl(of: entry, now: responseTime, directives: directives)
         }
     }
 

@@ -23,7 +23,7 @@ extension RFC9111 {
 
     /// `freshnessLifetime(of:responseTime:heuristicCap:)` with the response's `Cache-Control` already parsed,
     /// for callers that need the directives too and should not parse them twice.
-    static func freshnessLifetime(
+    public static func freshnessLifetime(
         of response: ResponseHead,
         directives given: CacheControl,
         responseTime: Int64,

@@ -8,8 +8,10 @@ extension RFC9111 {
     ///
     /// A body whose size is unknown here (no `Content-Length`) is the store's to bound while it streams, and a
     /// body that ends early is the store's to discard (RFC 9111 §3.3): this looks at the head only.
-    public static func storability(request: RequestHead, response: ResponseHead, options: StoreOptions) -> StoreDecision
-    {
+    /// `responseDirectives`: the response's `Cache-Control`, when the caller has parsed it already.
+    public static func storability(
+        request: RequestHead, response: ResponseHead, options: StoreOptions, responseDirectives: CacheControl? = nil
+    ) -> StoreDecision {
         // RFC 9111 §3: the method must be understood and cacheable. A HEAD response carries no body, so Larder
         // stores only GET and answers HEAD from a stored GET (RFC 9110 §9.3.2).
         guard request.method == "GET" else { return .skip(because: .method) }
@@ -18,7 +20,7 @@ extension RFC9111 {
         let asked = CacheControl(parsing: request.headers)
         if asked.noStore { return .skip(because: .noStoreRequest) }
 
-        let given = CacheControl(parsing: response.headers)
+        let given = responseDirectives ?? CacheControl(parsing: response.headers)
         let status = response.status
         // RFC 9111 §3: only final responses. A 206 is not a complete response (§3.3) and a 304 refreshes a
         // stored response rather than replacing it (§4.3.4).

@@ -11,12 +11,16 @@ extension Route {
     ///   `storeAuthorized` or the response allows it (§3.5), `Set-Cookie` unless `storeSetCookie`, `Vary: *`
     ///   (§4.1); then `storeIf.status` (200 by default) and `storeIf.contentType`, then the size.
     /// - `network-only` and `cache-only` never store (`not-cacheable`).
+    ///
+    /// `responseDirectives`: the response's `Cache-Control`, when the caller has parsed it already.
     public func storability(
         request: RequestHead,
         response: ResponseHead,
         maxObjectSize: Int? = nil,
-        heuristicFreshnessCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap
+        heuristicFreshnessCap: Int64 = StoreOptions.defaultHeuristicFreshnessCap,
+        responseDirectives: CacheControl? = nil
     ) -> StoreDecision {
+        let given = responseDirectives ?? CacheControl(parsing: response.headers)
         let storeIf = options.storeIf
         switch options.policy {
         case .networkOnly, .cacheOnly:
@@ -25,7 +29,8 @@ extension Route {
             let storeOptions = StoreOptions(
                 storeAuthorized: options.storeAuthorized, storeSetCookie: options.storeSetCookie,
                 maxObjectSize: maxObjectSize, heuristicFreshnessCap: heuristicFreshnessCap)
-            let decision = RFC9111.storability(request: request, response: response, options: storeOptions)
+            let decision = RFC9111.storability(
+                request: request, response: response, options: storeOptions, responseDirectives: given)
             guard decision == .store else { return decision }
             guard storeIf.allows(status: response.status, policy: .standard),
                 storeIf.allows(contentType: response.headers["Content-Type"])
@@ -44,7 +49,6 @@ extension Route {
         guard RFC9111.isFinal(status: status) else { return .skip(because: .status) }
         if status == 206 { return .skip(because: .partial) }
         if status == 304 { return .skip(because: .status) }
-        let given = CacheControl(parsing: response.headers)
         if given.noStore { return .skip(because: .noStore) }
         if given.isPrivate { return .skip(because: .privateResponse) }
         if request.headers.contains("Authorization") && !options.storeAuthorized
