@@ -211,6 +211,11 @@ extension Exchange {
         response.headers.set("Cache-Status", cacheStatusValue)
     }
 
+    /// The same fields, for `Connection.sendHead` to write after a head's own.
+    var marks: ResponseMarks {
+        ResponseMarks(via: settings.responseVia, xCache: cacheStatus, cacheStatus: cacheStatusValue)
+    }
+
     /// The same fields, for a head being written.
     func decorate(_ response: inout ResponseHeadBuilder) {
         response.add("Via", settings.responseVia)

@@ -208,8 +208,9 @@ extension Exchange {
             held = HeldResponse(head: response, hasBody: hasBody)
             return
         }
-        decorate(&response)
-        sendHead(response, bodyLength: length, hasBody: hasBody)
+        // Larder's fields go straight into the written head: added to `response`, they would copy the fields
+        // the stored entry shares.
+        sendHead(response, bodyLength: length, hasBody: hasBody, marks: marks)
     }
 
     /// The largest response held back for a `storeIf.json` check; a larger one is sent on unstored.

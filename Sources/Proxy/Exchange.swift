@@ -154,10 +154,10 @@ final class Exchange: @unchecked Sendable {
 
     var logError: ProxyError?
 
-    func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool) {
+    func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool, marks: ResponseMarks? = nil) {
         headSent = true
         logStatus = head.status
-        connection.sendHead(head, bodyLength: bodyLength, hasBody: hasBody)
+        connection.sendHead(head, bodyLength: bodyLength, hasBody: hasBody, marks: marks)
     }
 
     func sendHead(_ head: consuming ResponseHeadBuilder, status: Int, contentLength: Int?, hasBody: Bool) {

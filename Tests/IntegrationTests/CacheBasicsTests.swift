@@ -82,7 +82,7 @@ struct CacheBasicsTests {
         #expect(origin.requests.count == 1)
     }
 
-    @Test("a HIT carries the stored fields in the origin's order, repeats kept, with one Age, X-Cache, Cache-Status and length each")
+    @Test("a MISS and then a HIT carry the origin's fields in its order, repeats kept, with one X-Cache, Cache-Status and length each (and one Age on the HIT)")
     func hitHeadFields() async throws {
         let origin = try OriginServer { _ in
             OriginResponse(
@@ -95,7 +95,14 @@ struct CacheBasicsTests {
         }
         let larder = try await Daemon.start()
         let url = origin.url("/fields")
-        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+        let miss = try await Curl.get(url, via: larder)
+        #expect(miss.bodyText == "stored")
+        for name in ["X-Cache", "Cache-Status", "Content-Length", "Via"] {
+            #expect(miss.headers(name).count == 1, "\(name): \(miss.headers(name))")
+        }
+        #expect(miss.header("X-Cache") == "MISS")
+        #expect(miss.header("Cache-Status")?.hasPrefix("larder; fwd=uri-miss") == true)
+        #expect(miss.headers("Link") == ["</a>; rel=preload", "</b>; rel=preload"])
         let hit = try await Curl.get(url, via: larder)
         #expect(hit.xCache == "HIT")
         #expect(hit.bodyText == "stored")

@@ -221,19 +221,28 @@ final class Connection: LaneSocket, @unchecked Sendable {
 
     /// Starts a response: picks the framing and adds the connection-management fields. Written straight from
     /// `head` with its framing and connection fields left out, rather than edited in a copy and then serialized.
-    func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool) {
+    /// `marks`: Larder's own fields, written after the head's, which loses any `X-Cache` and `Cache-Status` of its own.
+    func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool, marks: ResponseMarks? = nil) {
         // An answer that says `Connection: close` (an error after which the request's framing can't be
         // trusted, or one refusing the client) must really close, not only say so.
         let saysClose = head.headers.listContains("Connection", token: "close")
-        var builder = ResponseHeadBuilder(statusLineOf: head, extraCapacity: 64)
+        var builder = ResponseHeadBuilder(statusLineOf: head, extraCapacity: marks == nil ? 64 : 192)
+        let marked = marks != nil
         // A response without a body keeps the `Content-Length` it was given (HEAD, 304); one with a body gets its own.
         builder.add(fieldsOf: head.headers) { name in
             switch name.utf8.count {
+            case 7: marked && name.equalsIgnoringASCIICase("X-Cache")
             case 10: name.equalsIgnoringASCIICase("Connection")
+            case 12: marked && name.equalsIgnoringASCIICase("Cache-Status")
             case 14: hasBody && name.equalsIgnoringASCIICase("Content-Length")
             case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
             default: false
             }
+        }
+        if let marks {
+            builder.add("Via", marks.via)
+            builder.add("X-Cache", marks.xCache)
+            builder.add("Cache-Status", marks.cacheStatus)
         }
         if !hasBody {
             framing = .none

@@ -1,0 +1,7 @@
+/// The fields Larder adds to every response it relays or serves (`Exchange.decorate`): its `Via` hop and what the
+/// cache did, as `X-Cache` and `Cache-Status` (RFC 9211).
+struct ResponseMarks {
+    let via: String
+    let xCache: String
+    let cacheStatus: String
+}
