@@ -92,7 +92,8 @@ enum EasyConfiguration {
             text.pointee = 0
             text += 1
             let next = index + 1 < count ? nodes + index + 1 : nil
-            (nodes + index).initialize(to: curl_slist(data: UnsafeMutableRawPointer(line).assumingMemoryBound(to: CChar.self), next: next))
+            let data = UnsafeMutableRawPointer(line).assumingMemoryBound(to: CChar.self)
+            (nodes + index).initialize(to: curl_slist(data: data, next: next))
             index += 1
         }
         func copy(_ string: String, to cursor: inout UnsafeMutablePointer<UInt8>) {
