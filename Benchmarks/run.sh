@@ -7,7 +7,7 @@
 # Environment (all optional):
 #   LARDER_BIN=path             use this larder binary instead of building one
 #   LARDER_SCRATCH_PATH=dir     swift build --scratch-path (default: .build-bench in the repository)
-#   BENCH_DURATION=5            seconds per measurement        BENCH_REPEAT=3    measurements per cell (median)
+#   BENCH_DURATION=5            seconds per measurement        BENCH_REPEAT=5    measurements per cell (median)
 #   BENCH_WARMUP=2              seconds of warm-up per cell    BENCH_FILL_SECONDS=60   miss traffic before start-up
 #   BENCH_PORT_BASE=18080       first port tried (origin, Larder, nginx, nginx with an upstream pool)
 #   BENCH_PIN=1                 servers on CPU $BENCH_SERVER_CPU (0), wrk and curl on $BENCH_CLIENT_CPU (1)
@@ -28,7 +28,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY no_proxy
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/Benchmarks
 DURATION=${BENCH_DURATION:-5}
-REPEAT=${BENCH_REPEAT:-3}
+REPEAT=${BENCH_REPEAT:-5}
 WARMUP=${BENCH_WARMUP:-2}
 FILL_SECONDS=${BENCH_FILL_SECONDS:-60}
 PORT_BASE=${BENCH_PORT_BASE:-18080}
