@@ -177,14 +177,14 @@ extension Exchange {
         finish()
     }
 
-    /// Fields of a stored head that every answer from the cache writes anew: its age and cache status, and the
-    /// framing and connection fields, which belong to this connection.
+    /// Fields of a stored head that every answer from the cache writes anew: its age and `X-Cache`, and the framing and
+    /// connection fields, which belong to this connection. A stored `Cache-Status` stays: it is what the caches before
+    /// Larder did with this response, and Larder's member follows it (RFC 9211 §2).
     static func isReplacedOnHit(_ name: String) -> Bool {
         switch name.utf8.count {
         case 3: name.equalsIgnoringASCIICase("Age")
         case 7: name.equalsIgnoringASCIICase("X-Cache")
         case 10: name.equalsIgnoringASCIICase("Connection")
-        case 12: name.equalsIgnoringASCIICase("Cache-Status")
         case 14: name.equalsIgnoringASCIICase("Content-Length")
         case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
         default: false
@@ -204,11 +204,12 @@ extension Exchange {
         finish()
     }
 
-    /// Adds the fields every response from Larder carries: `Via`, `X-Cache`, `Cache-Status`.
+    /// Adds the fields every response from Larder carries: `Via`, `X-Cache` (replacing any from upstream) and
+    /// Larder's `Cache-Status` member, after those of the caches before it (RFC 9211 §2).
     func decorate(_ response: inout ResponseHead) {
         response.headers.add("Via", settings.responseVia)
         response.headers.set("X-Cache", cacheStatus)
-        response.headers.set("Cache-Status", cacheStatusValue)
+        response.headers.add("Cache-Status", cacheStatusValue)
     }
 
     /// The same fields, for `Connection.sendHead` to write after a head's own.

@@ -30,8 +30,8 @@ struct CacheStatusParameters: Sendable, Equatable {
 }
 
 extension CurlResult {
-    /// Larder's `Cache-Status` member, parsed.
-    var cacheStatus: CacheStatusParameters? { CacheStatusParameters(header("Cache-Status")) }
+    /// Larder's `Cache-Status` member, parsed: the last field line, which Larder writes after any from upstream.
+    var cacheStatus: CacheStatusParameters? { CacheStatusParameters(headers("Cache-Status").last) }
 
     /// The `Age` field as a number.
     var age: Int? { header("Age").flatMap { Int($0) } }

@@ -94,6 +94,23 @@ struct CacheValidationTests {
         #expect(origin.requests.count == 1)
     }
 
+    @Test("a 304 from the cache keeps the stored Cache-Status members of the caches before Larder, then adds its own (RFC 9211 §2)")
+    func notModifiedKeepsUpstreamCacheStatus() async throws {
+        let origin = try OriginServer { _ in
+            .ok("chained", cacheControl: "max-age=60", [("ETag", "\"c1\""), ("Cache-Status", "cdn; fwd=uri-miss; stored")])
+        }
+        let larder = try await Daemon.start()
+        let url = origin.url("/chain")
+        #expect(try await Curl.get(url, via: larder).xCache == "MISS")
+
+        let notModified = try await Curl.get(url, via: larder, headers: ["If-None-Match: \"c1\""])
+        #expect(notModified.status == 304)
+        let members = notModified.headers("Cache-Status")
+        #expect(members.count == 2 && members.first == "cdn; fwd=uri-miss; stored", "\(members)")
+        #expect(notModified.cacheStatus?.cache == "larder" && notModified.cacheStatus?.has("hit") == true, "\(members)")
+        #expect(origin.requests.count == 1)
+    }
+
     @Test(
         "a request that asks the origin to confirm goes to the origin",
         arguments: ["Cache-Control: no-cache", "Pragma: no-cache", "Cache-Control: max-age=0"]

@@ -221,7 +221,9 @@ final class Connection: LaneSocket, @unchecked Sendable {
 
     /// Starts a response: picks the framing and adds the connection-management fields. Written straight from
     /// `head` with its framing and connection fields left out, rather than edited in a copy and then serialized.
-    /// `marks`: Larder's own fields, written after the head's, which loses any `X-Cache` and `Cache-Status` of its own.
+    /// `marks`: Larder's own fields, written after the head's. The head loses any `X-Cache` of its own, which names
+    /// one cache's verdict; its `Cache-Status` stays, as the members of the caches before Larder, which RFC 9211 §2
+    /// asks each cache to keep, adding its own member last.
     func sendHead(_ head: ResponseHead, bodyLength: Int?, hasBody: Bool, marks: ResponseMarks? = nil) {
         // An answer that says `Connection: close` (an error after which the request's framing can't be
         // trusted, or one refusing the client) must really close, not only say so.
@@ -233,7 +235,6 @@ final class Connection: LaneSocket, @unchecked Sendable {
             switch name.utf8.count {
             case 7: marked && name.equalsIgnoringASCIICase("X-Cache")
             case 10: name.equalsIgnoringASCIICase("Connection")
-            case 12: marked && name.equalsIgnoringASCIICase("Cache-Status")
             case 14: hasBody && name.equalsIgnoringASCIICase("Content-Length")
             case 17: name.equalsIgnoringASCIICase("Transfer-Encoding")
             default: false
