@@ -19,6 +19,22 @@ public struct ResponseHeadBuilder: Sendable {
         bytes.append(HTTPSyntax.lf)
     }
 
+    /// Starts with `prefix`, a status line and fields written earlier by a builder (`prefix(of:skipping:)`), with
+    /// room for `extraCapacity` bytes more.
+    public init(prefix: [UInt8], extraCapacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(prefix.count + extraCapacity)
+        bytes.append(contentsOf: prefix)
+    }
+
+    /// The status line of `head` and its fields but those `skip` names, unfinished: what `init(prefix:)` starts
+    /// from, for a head written many times over (a stored response, on every hit).
+    public static func prefix(of head: ResponseHead, skipping skip: (String) -> Bool) -> [UInt8] {
+        var builder = ResponseHeadBuilder(statusLineOf: head, extraCapacity: 0)
+        builder.add(fieldsOf: head.headers, skipping: skip)
+        return builder.bytes
+    }
+
     /// Appends every field of `headers`, in order, but those `skip` names.
     public mutating func add(fieldsOf headers: HTTPHeaders, skipping skip: (String) -> Bool) {
         for field in headers.fields where !skip(field.name) {

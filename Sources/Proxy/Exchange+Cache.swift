@@ -152,11 +152,11 @@ extension Exchange {
         cacheStatus = status.rawValue
         statusField = field
         servedFromCache = true
-        // The stored head as it was, then the fields of this answer, written once: no copy of the stored fields to
-        // edit one look-up at a time.
+        // The stored head as it was (its status line and fields written once per lane, `headPrefix`), then the fields
+        // of this answer: no copy of the stored fields to edit one look-up at a time.
         let stored = entry.head
-        var response = ResponseHeadBuilder(statusLineOf: stored, extraCapacity: 192)
-        response.add(fieldsOf: stored.headers, skipping: Self.isReplacedOnHit)
+        let prefix = connection.lane.responseFacts.headPrefix(for: entry)
+        var response = ResponseHeadBuilder(prefix: prefix, extraCapacity: 192)
         response.add("Age", RFC9111.ageHeaderValue(age))
         decorate(&response)
         // HEAD gets the stored GET's length (RFC 9110 §9.3.2); a status without content gets none.

@@ -36,3 +36,22 @@ func builderSanitizes() {
         text(builder.finished())
             == "HTTP/1.1 200 OK  X-Evil: 1\r\nX-A  X-Injected: v al ue\r\nX-Number: -7\r\n\r\n")
 }
+
+@Test("a head started from a prefix written once is byte for byte the head built in one go, every time it is built")
+func builderFromPrefix() {
+    let head = ResponseHead(
+        status: 203, reason: "Non-Authoritative",
+        headers: ["Age": "3", "X-One": "1", "Content-Length": "9", "X-Two": "2"])
+    let skip = { (name: String) in name.equalsIgnoringASCIICase("age") || name.equalsIgnoringASCIICase("content-length") }
+    var direct = ResponseHeadBuilder(statusLineOf: head, extraCapacity: 0)
+    direct.add(fieldsOf: head.headers, skipping: skip)
+    direct.add("Age", 12)
+    let expected = direct.finished()
+    #expect(text(expected) == "HTTP/1.1 203 Non-Authoritative\r\nX-One: 1\r\nX-Two: 2\r\nAge: 12\r\n\r\n")
+    let prefix = ResponseHeadBuilder.prefix(of: head, skipping: skip)
+    for _ in 0..<2 {
+        var fromPrefix = ResponseHeadBuilder(prefix: prefix, extraCapacity: 8)
+        fromPrefix.add("Age", 12)
+        #expect(fromPrefix.finished() == expected)
+    }
+}
