@@ -53,7 +53,7 @@ need_tools() {
     done
     if [[ -z ${LARDER_BIN:-} ]]; then
         for header in /usr/include/x86_64-linux-gnu/curl/curl.h:libcurl4-openssl-dev /usr/include/sqlite3.h:libsqlite3-dev \
-            /usr/include/zlib.h:zlib1g-dev /usr/include/mimalloc.h:libmimalloc-dev; do
+            /usr/include/libdeflate.h:libdeflate-dev /usr/include/mimalloc.h:libmimalloc-dev; do
             local file=${header%%:*} package=${header#*:}
             if [[ ! -e $file ]] && ! dpkg -s "$package" >/dev/null 2>&1; then missing+=("$package"); fi
         done

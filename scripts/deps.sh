@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libsqlite3-dev zlib1g-dev libmimalloc-dev curl "$@")
+packages=(libcurl4-openssl-dev libsqlite3-dev libdeflate-dev libmimalloc-dev curl "$@")
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
