@@ -158,7 +158,7 @@ extension Exchange {
         let prefix = connection.lane.responseFacts.headPrefix(for: entry)
         var response = ResponseHeadBuilder(prefix: prefix, extraCapacity: 192)
         response.add("Age", RFC9111.ageHeaderValue(age))
-        decorate(&response)
+        marks.write(to: &response)
         // HEAD gets the stored GET's length (RFC 9110 §9.3.2); a status without content gets none.
         let length = ResponseHead.hasBody(status: stored.status, requestMethod: "GET") ? entry.bodySize : nil
         let sendsBody = hasBody && length != nil
@@ -212,16 +212,9 @@ extension Exchange {
         response.headers.add("Cache-Status", cacheStatusValue)
     }
 
-    /// The same fields, for `Connection.sendHead` to write after a head's own.
+    /// The same fields, for a head being written (`Connection.sendHead` writes them after a relayed head's own).
     var marks: ResponseMarks {
         ResponseMarks(via: settings.responseVia, xCache: cacheStatus, cacheStatus: cacheStatusValue)
-    }
-
-    /// The same fields, for a head being written.
-    func decorate(_ response: inout ResponseHeadBuilder) {
-        response.add("Via", settings.responseVia)
-        response.add("X-Cache", cacheStatus)
-        response.add("Cache-Status", cacheStatusValue)
     }
 
     private var cacheStatusValue: String {

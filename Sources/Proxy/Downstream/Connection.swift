@@ -240,11 +240,7 @@ final class Connection: LaneSocket, @unchecked Sendable {
             default: false
             }
         }
-        if let marks {
-            builder.add("Via", marks.via)
-            builder.add("X-Cache", marks.xCache)
-            builder.add("Cache-Status", marks.cacheStatus)
-        }
+        marks?.write(to: &builder)
         if !hasBody {
             framing = .none
         } else if let bodyLength {
