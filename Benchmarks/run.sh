@@ -515,6 +515,8 @@ report() {
     while read -r workload label; do
         [[ -z $workload ]] && continue
         d=$(cell "$workload" direct 5) l=$(cell "$workload" larder 5) n=$(cell "$workload" nginx 5)
+        # A partial run (BENCH_ONLY) shows only the workloads it measured.
+        [[ $d == "-" && $l == "-" && $n == "-" ]] && continue
         lp50=$(ms "$(cell "$workload" larder 6)") lp99=$(ms "$(cell "$workload" larder 7)")
         np50=$(ms "$(cell "$workload" nginx 6)") np99=$(ms "$(cell "$workload" nginx 7)")
         mb="-"
@@ -532,6 +534,13 @@ report() {
             "$pool req/s, p50/p99 $(ms "$(cell miss-c50 nginx-pool 6)") / $(ms "$(cell miss-c50 nginx-pool 7)") ms;" \
             "larder/nginx-pool $(ratio "$(cell miss-c50 larder 5)" "$pool"), errors $(errors_total miss-c50 nginx-pool)."
     fi
+    [[ -n $BIG ]] && report_big
+    [[ -n $STARTUP ]] && report_startup
+    [[ -n ${STORE_TEST:-} ]] && { echo; echo "Store test (LARDER_STORE_BENCH=1, CacheStore only, 1,000,000 entries): $STORE_TEST"; }
+    return 0
+}
+
+report_big() {
     echo
     echo "| 64 MiB object | direct s (MB/s) | larder s (MB/s) | nginx s (MB/s) | larder X-Cache | nginx X-Cache | larder/nginx time |"
     echo "|---|---:|---:|---:|---|---|---:|"
@@ -550,6 +559,9 @@ report() {
     echo
     echo "Peak RSS of Larder during the 64 MiB fetches: $(mib "$(rss_of 64MiB larder)") MiB (nginx worker: $(mib "$(rss_of 64MiB nginx)") MiB)." \
         "Budget: 64 MiB + the ${MEMORY_TIER_MIB} MiB memory tier = $((64 + MEMORY_TIER_MIB)) MiB."
+}
+
+report_startup() {
     local n1 h1 t1 n2 h2 t2 rss after
     read -r n1 h1 t1 _ _ <<<"$(sed -n 1p <<<"$STARTUP")"
     read -r n2 h2 t2 rss after <<<"$(sed -n 2p <<<"$STARTUP")"
@@ -564,8 +576,6 @@ report() {
             if (n2 <= n1) { print "-"; exit }
             s = (t2 - t1) / (n2 - n1); if (s < 0) s = 0
             printf "%.0f", t2 + s * (1e6 - n2) }') | - |"
-    [[ -n ${STORE_TEST:-} ]] && { echo; echo "Store test (LARDER_STORE_BENCH=1, CacheStore only, 1,000,000 entries): $STORE_TEST"; }
-    return 0
 }
 mbps64() { awk -v s="$1" 'BEGIN { if (s == "" || s == "-" || s == 0) print "-"; else printf "%.0f", 67108864 / s / 1e6 }'; }
 
