@@ -57,14 +57,6 @@ open class EventLoop: @unchecked Sendable {
     public static let readable = EPOLLIN.rawValue
     public static let writable = EPOLLOUT.rawValue
 
-    /// The most ready sockets one turn takes. A turn writes its sockets' output at its end, so a socket's kernel state
-    /// (its file, socket and TCP control block) is touched at the read and again at the write, with the rest of the
-    /// turn in between: with 1000 busy connections and 256 a turn, that state had left the CPU's caches by the
-    /// write. 64 raised 1 KiB hits at 1000 connections by about 3 % (CPU per request down as much) and left
-    /// 50 connections, where a turn rarely holds more than 50, as they were; 8 cost 7 % (an `epoll_wait` every
-    /// few requests).
-    static let maxEventsPerTurn = 64
-
     private let name: String
     private let epollDescriptor: Int32
     private let wakeDescriptor: Int32
@@ -183,7 +175,7 @@ open class EventLoop: @unchecked Sendable {
 
     private func run() {
         larder_name_thread(name)
-        var events = [epoll_event](repeating: epoll_event(), count: Self.maxEventsPerTurn)
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
         nextSweep = (DispatchTime.now() + sweepInterval()).uptimeNanoseconds
         while true {
             runLocalWork()
