@@ -199,20 +199,12 @@ extension Exchange {
         var response = ResponseHead(status: 304, headers: RFC9111.storableHeaders(entry.head))
         response.headers.remove("Content-Length")
         response.headers.set("Age", RFC9111.ageHeaderValue(age))
-        decorate(&response)
+        marks.apply(to: &response)
         sendHead(response, bodyLength: nil, hasBody: false)
         finish()
     }
 
-    /// Adds the fields every response from Larder carries: `Via`, `X-Cache` (replacing any from upstream) and
-    /// Larder's `Cache-Status` member, after those of the caches before it (RFC 9211 §2).
-    func decorate(_ response: inout ResponseHead) {
-        response.headers.add("Via", settings.responseVia)
-        response.headers.set("X-Cache", cacheStatus)
-        response.headers.add("Cache-Status", cacheStatusValue)
-    }
-
-    /// The same fields, for a head being written (`Connection.sendHead` writes them after a relayed head's own).
+    /// The fields every response from Larder carries, as this exchange has decided them.
     var marks: ResponseMarks {
         ResponseMarks(via: settings.responseVia, xCache: cacheStatus, cacheStatus: cacheStatusValue)
     }

@@ -229,7 +229,7 @@ extension Exchange {
             statusField.ttl = nil
             statusField.detail = storeVerdict == false ? SkipReason.storeIf.detail : "too-large"
         }
-        decorate(&response)
+        marks.apply(to: &response)
         if storeVerdict == nil {
             // Still streaming: the rest follows as it arrives.
             sendHead(response, bodyLength: nil, hasBody: hasBody)

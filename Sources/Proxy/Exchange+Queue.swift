@@ -45,7 +45,7 @@ extension Exchange {
             let bodyBytes = Array(text.utf8)
             var response = ResponseHead.text(202, "", contentType: "application/json", length: bodyBytes.count)
             response.headers.add("Location", "/_larder/queue/\(request.id)")
-            decorate(&response)
+            marks.apply(to: &response)
             respond(response, body: bodyBytes)
         } catch ReplayQueueError.bodyTooLarge {
             return false
