@@ -20,6 +20,9 @@ import HTTPWire
 /// is partial: a full one cost every insert one more B-tree insert, on a page of its own when URLs come in random
 /// order (4-6 µs an insert, measured with SQLite alone on a million random URLs).
 enum StoreIndex {
+    /// The page size a new index is created with (see `CacheStore.init`).
+    static let pageSize = 16 * 1024
+
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -49,6 +49,16 @@ struct IndexTotalsTests {
         #expect(rows == [0, 0] && totals == [0, 0])
     }
 
+    @Test("a new index is made with 16 KiB pages")
+    func newIndexPageSize() throws {
+        let directory = TemporaryDirectory()
+        let store = try openStore(directory)
+        #expect(put(store, makeEntry("/p/0"), pattern(1_000)))
+        store.flush()
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == StoreIndex.pageSize)
+        #expect(StoreIndex.pageSize == 16_384)
+    }
+
     @Test("an index written by the first version opens with its totals counted again and its URL index partial")
     func firstVersionIndexMigrates() throws {
         let directory = TemporaryDirectory()
@@ -75,6 +85,8 @@ struct IndexTotalsTests {
         }
         try queue.close()
         let store = try openStore(directory)
+        // Made with SQLite's default pages, it keeps them: a page size takes effect only on an empty file.
+        #expect(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096)
         let (rows, totals) = try counted(store)
         #expect(rows[0] == 6)
         #expect(rows == totals)
