@@ -85,11 +85,11 @@ extension CacheControl {
     /// Records one understood directive.
     private mutating func apply(_ directive: CacheDirective, argument: UnsafeBufferPointer<UInt8>?) {
         switch directive {
-        case .maxAge: setSeconds(\.maxAge, directive, argument)
-        case .sMaxAge: setSeconds(\.sMaxAge, directive, argument)
-        case .minFresh: setSeconds(\.minFresh, directive, argument)
-        case .staleWhileRevalidate: setSeconds(\.staleWhileRevalidate, directive, argument)
-        case .staleIfError: setSeconds(\.staleIfError, directive, argument)
+        case .maxAge: Self.keepFirst(&maxAge, directive, argument, malformed: &malformed)
+        case .sMaxAge: Self.keepFirst(&sMaxAge, directive, argument, malformed: &malformed)
+        case .minFresh: Self.keepFirst(&minFresh, directive, argument, malformed: &malformed)
+        case .staleWhileRevalidate: Self.keepFirst(&staleWhileRevalidate, directive, argument, malformed: &malformed)
+        case .staleIfError: Self.keepFirst(&staleIfError, directive, argument, malformed: &malformed)
         case .maxStale:
             // RFC 9111 §5.2.1.2: without a value the client accepts any staleness.
             if let argument {
@@ -118,15 +118,17 @@ extension CacheControl {
         }
     }
 
-    /// First valid value wins; an invalid one is ignored and remembered in `malformed` (RFC 9111 §1.2.2, §4.2.1).
-    private mutating func setSeconds(
-        _ path: WritableKeyPath<CacheControl, Int64?>, _ directive: CacheDirective,
-        _ argument: UnsafeBufferPointer<UInt8>?
+    /// Sets `value` to the argument's delta-seconds unless it has one: the first valid value wins, an invalid or
+    /// missing one is ignored and remembered in `malformed` (RFC 9111 §1.2.2, §4.2.1). The field is passed in
+    /// rather than named by a key path: writing through a key path is a runtime call, on every response stored.
+    private static func keepFirst(
+        _ value: inout Int64?, _ directive: CacheDirective, _ argument: UnsafeBufferPointer<UInt8>?,
+        malformed: inout [String]
     ) {
         guard let argument, let seconds = DeltaSeconds.parse(argument) else {
             malformed.append(directive.rawValue)
             return
         }
-        if self[keyPath: path] == nil { self[keyPath: path] = seconds }
+        if value == nil { value = seconds }
     }
 }

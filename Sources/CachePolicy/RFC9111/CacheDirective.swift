@@ -23,12 +23,18 @@ enum CacheDirective: String, CaseIterable {
     /// The directive named by `name`, compared case-insensitively (RFC 9111 §5.2), or nil for one not understood.
     /// Matches bytes against the names, so no lower-cased String is built for every directive of every request.
     init?(name: UnsafeBufferPointer<UInt8>) {
-        for directive in Self.allCases where directive.rawValue.utf8.count == name.count {
-            if directive.rawValue.withUTF8Bytes({ ASCII.equalIgnoringCase($0, name) }) {
+        for (bytes, directive) in Self.names where bytes.count == name.count {
+            if bytes.withUnsafeBufferPointer({ ASCII.equalIgnoringCase($0, name) }) {
                 self = directive
                 return
             }
         }
         return nil
+    }
+
+    /// Each directive's name as bytes, made once: `allCases` is a new array on every use, and this runs for every
+    /// directive of every response stored.
+    private static let names: [(bytes: [UInt8], directive: CacheDirective)] = allCases.map {
+        (Array($0.rawValue.utf8), $0)
     }
 }
