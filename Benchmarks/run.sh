@@ -68,9 +68,14 @@ need_tools() {
     fi
 }
 
+# The commit the report names, taken before anything (latest.md itself) changes the tree: otherwise every full run
+# reported itself "-dirty". With LARDER_BIN, the binary's own build may differ, so the report says it was given.
+REVISION=""
 build_larder() {
+    REVISION=$(cd "$ROOT" && git describe --always --dirty --exclude '*' 2>/dev/null || echo '?')
     if [[ -n ${LARDER_BIN:-} ]]; then
         [[ -x $LARDER_BIN ]] || die "LARDER_BIN=$LARDER_BIN is not executable"
+        REVISION+=" (LARDER_BIN=$LARDER_BIN)"
         return
     fi
     say "building larder (release) in $SCRATCH"
@@ -650,7 +655,7 @@ main() {
         echo "# Larder benchmark"
         echo
         echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs ($cpu); $(uname -r);" \
-            "Larder $(cd "$ROOT" && git describe --always --dirty --exclude '*' 2>/dev/null || echo '?');" \
+            "Larder $REVISION;" \
             "$(nginx -v 2>&1 | sed 's/.*: //'); wrk $(wrk -v 2>&1 | head -1 | awk '{ print $2 }')."
         echo
         echo "Each cell: median of $REPEAT runs of ${DURATION}s after ${WARMUP}s of warm-up; wrk $WRK_THREADS thread(s)," \
