@@ -512,6 +512,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) p
 ms() { awk -v u="$1" 'BEGIN { if (u == "-") print "-"; else printf "%.2f", u / 1000 }'; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.0f", k / 1024 }'; }
 rss_of() { awk -v w="$1" -v s="$2" '$1 == w && $2 == s { print $3 }' <<<"$RSS"; }
+span() {  # span(workload, server, column): lowest–highest of a microsecond column over the repeats, in ms
+    awk -v w="$1" -v s="$2" -v c="$3" '$1 == w && $2 == s { v = $c / 1000; n++; if (n == 1 || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
+        END { if (n) printf "%.2f–%.2f", lo, hi; else print "-" }' <<<"$RESULTS"
+}
 
 report() {
     local workload label d l n lp50 lp99 np50 np99 mb
@@ -531,6 +535,14 @@ report() {
     done <<<"$WORKLOAD_LABELS"
     echo
     echo "CPU busy with other work in the second before each workload (servers idle): ${BUSY%, }."
+    # The p99 column is a median of five p99s; their spread shows how far apart two servers' p99s must be to differ.
+    local spans=""
+    while read -r workload label; do
+        [[ -z $workload || $(cell "$workload" larder 5) == "-" ]] && continue
+        spans+="$label $(span "$workload" larder 7) / $(span "$workload" nginx 7); "
+    done <<<"$WORKLOAD_LABELS"
+    echo
+    echo "p99 of each cell's single measurements, lowest–highest ms, larder / nginx: ${spans%; }."
     local pool
     pool=$(cell miss-c50 nginx-pool 5)
     if [[ $pool != "-" ]]; then
