@@ -518,7 +518,7 @@ span() {  # span(workload, server, column): lowest–highest of a microsecond co
 }
 
 report() {
-    local workload label d l n lp50 lp99 np50 np99 mb
+    local workload label d l n lp50 lp99 np50 np99 mb spans=""
     echo "| workload | direct req/s | larder req/s | nginx req/s | larder p50/p99 ms | nginx p50/p99 ms | MB/s direct/larder/nginx | larder RSS MiB | nginx RSS MiB | larder/nginx | larder/direct | errors larder/nginx |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     while read -r workload label; do
@@ -531,16 +531,12 @@ report() {
         mb="-"
         [[ $workload == 1m-c10 || $workload == 16k-c50 ]] &&
             mb="$(cell "$workload" direct 8) / $(cell "$workload" larder 8) / $(cell "$workload" nginx 8)"
+        # The p99 column is a median of five p99s; their spread shows how far apart two servers' p99s must be to differ.
+        spans+="$label $(span "$workload" larder 7) / $(span "$workload" nginx 7); "
         echo "| $label | $d | $l | $n | $lp50 / $lp99 | $np50 / $np99 | $mb | $(mib "$(rss_of "$workload" larder)") | $(mib "$(rss_of "$workload" nginx)") | $(ratio "$l" "$n") | $(ratio "$l" "$d") | $(errors_total "$workload" larder) / $(errors_total "$workload" nginx) |"
     done <<<"$WORKLOAD_LABELS"
     echo
     echo "CPU busy with other work in the second before each workload (servers idle): ${BUSY%, }."
-    # The p99 column is a median of five p99s; their spread shows how far apart two servers' p99s must be to differ.
-    local spans=""
-    while read -r workload label; do
-        [[ -z $workload || $(cell "$workload" larder 5) == "-" ]] && continue
-        spans+="$label $(span "$workload" larder 7) / $(span "$workload" nginx 7); "
-    done <<<"$WORKLOAD_LABELS"
     echo
     echo "p99 of each cell's single measurements, lowest–highest ms, larder / nginx: ${spans%; }."
     local pool
